@@ -1,0 +1,51 @@
+/* config.h — service.ini, one table of keys {section, name, type, target, default}.
+ * Precedence: built-in default < service.ini < BITMAPD_DSN (for postgres.dsn) < --set. */
+#ifndef BITMAPD_CONFIG_H
+#define BITMAPD_CONFIG_H
+
+#include "common.h"
+
+struct config {
+    /* [http] */
+    char *http_address;
+    int http_port;
+    int http_max_body_bytes;
+    int http_max_header_bytes;
+    int http_timeout_s;
+    int http_max_page_limit;
+    int http_default_page_limit;
+    int http_max_ids;
+    /* [postgres] */
+    char *pg_dsn;
+    int pg_pool_size;
+    int pg_query_timeout_ms;
+    int pg_queue_timeout_ms;
+    int pg_reconnect_min_ms;
+    int pg_reconnect_max_ms;
+    int pg_batch_keys;
+    int pg_max_retries;
+    /* [inbox] */
+    char *inbox_period_time_zone;
+    /* [service] */
+    char *log_level;
+    char *migrations_dir;
+    char *sql_dir;
+};
+
+/* Fills cfg with defaults. Caller releases strings with config_free(). */
+void config_defaults(struct config *cfg);
+
+/* Reads an ini file into cfg. A missing file is an error only if required.
+ * Unknown sections/keys and bad values are errors (message in err). */
+bool config_load_file(struct config *cfg, const char *path, bool required, char *err,
+                      size_t errlen) WUR;
+
+/* Applies one "section.name=value" override. */
+bool config_set(struct config *cfg, const char *assignment, char *err, size_t errlen) WUR;
+
+/* Checks ranges and cross-field rules after everything is applied. */
+bool config_validate(const struct config *cfg, char *err, size_t errlen) WUR;
+
+void config_free(struct config *cfg);
+
+#endif

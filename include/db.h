@@ -1,0 +1,62 @@
+/* db.h — libpq on the libevent loop: a small pool of non-blocking connections,
+ * a FIFO of queries, reconnect with jittered backoff, and fail-fast when no
+ * connection is up. Nothing here ever blocks the loop. */
+#ifndef BITMAPD_DB_H
+#define BITMAPD_DB_H
+
+#include <event2/event.h>
+#include <libpq-fe.h>
+
+#include "common.h"
+#include "config.h"
+
+enum db_status {
+    DB_OK,          /* the statement ran; res holds its result */
+    DB_UNAVAILABLE, /* no connection, connection lost, or timed out: outcome may be unknown */
+    DB_ERROR,       /* the server rejected the statement; sqlstate says why */
+};
+
+struct db_result {
+    enum db_status status;
+    PGresult *res;        /* borrowed: valid until the callback returns; NULL unless DB_OK */
+    const char *message;  /* borrowed: error text, NULL when DB_OK */
+    const char *sqlstate; /* borrowed: five-char SQLSTATE for DB_ERROR, else NULL */
+};
+
+typedef void (*db_cb)(const struct db_result *r, void *arg);
+
+/* One query parameter; format 0 = text (NUL-terminated), 1 = binary of `length` bytes.
+ * Values are copied by db_query(), so they may be freed as soon as it returns. */
+struct db_param {
+    const void *value;
+    int length;
+    int format;
+};
+
+struct db;
+struct db_job;
+
+/* Creates the pool and starts connecting. cfg and base are borrowed for the pool's life. */
+struct db *db_new(struct event_base *base, const struct config *cfg, const char *dsn) WUR;
+void db_free(struct db *db);
+
+/* Queues one statement (results always in binary format). Exactly one call of cb
+ * follows, from the loop and never from inside db_query(), unless the job is
+ * cancelled first. Returns NULL only when out of memory. */
+struct db_job *db_query(struct db *db, const char *sql, int nparams, const struct db_param *params,
+                        db_cb cb, void *arg) WUR;
+
+/* The callback of job will not be called. A statement already sent still runs to
+ * completion on the server; its result is discarded. */
+void db_cancel(struct db_job *job);
+
+/* True when at least one connection is established. */
+bool db_is_up(const struct db *db);
+
+struct db_stats {
+    unsigned long queries, failures, reconnects;
+    int conns_up, queued;
+};
+void db_get_stats(const struct db *db, struct db_stats *out);
+
+#endif

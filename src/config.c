@@ -1,0 +1,187 @@
+/* config.c — the configuration table and its loaders (inih parses the file). */
+#include "config.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+enum cf_type { CF_INT, CF_STR };
+
+struct cf_key {
+    const char *section;
+    const char *name;
+    enum cf_type type;
+    size_t offset;
+    const char *def;
+    long min, max; /* for CF_INT */
+};
+
+#define CF_INT_KEY(sec, nam, field, def, lo, hi)                                                   \
+    {sec, nam, CF_INT, offsetof(struct config, field), def, lo, hi}
+#define CF_STR_KEY(sec, nam, field, def) {sec, nam, CF_STR, offsetof(struct config, field), def, 0, 0}
+
+static const struct cf_key cf_keys[] = {
+    CF_STR_KEY("http", "address", http_address, "127.0.0.1"),
+    CF_INT_KEY("http", "port", http_port, "8080", 0, 65535),
+    CF_INT_KEY("http", "max_body_bytes", http_max_body_bytes, "16777216", 1024, 1 << 30),
+    CF_INT_KEY("http", "max_header_bytes", http_max_header_bytes, "16384", 1024, 1 << 20),
+    CF_INT_KEY("http", "timeout_s", http_timeout_s, "30", 1, 3600),
+    CF_INT_KEY("http", "max_page_limit", http_max_page_limit, "1000", 1, 1000000),
+    CF_INT_KEY("http", "default_page_limit", http_default_page_limit, "20", 1, 1000000),
+    CF_INT_KEY("http", "max_ids_per_request", http_max_ids, "1000000", 1, 100000000),
+    CF_STR_KEY("postgres", "dsn", pg_dsn, ""),
+    CF_INT_KEY("postgres", "pool_size", pg_pool_size, "4", 1, 256),
+    CF_INT_KEY("postgres", "query_timeout_ms", pg_query_timeout_ms, "10000", 100, 3600000),
+    CF_INT_KEY("postgres", "queue_timeout_ms", pg_queue_timeout_ms, "5000", 10, 3600000),
+    CF_INT_KEY("postgres", "reconnect_min_ms", pg_reconnect_min_ms, "50", 1, 600000),
+    CF_INT_KEY("postgres", "reconnect_max_ms", pg_reconnect_max_ms, "1000", 1, 600000),
+    CF_INT_KEY("postgres", "batch_keys", pg_batch_keys, "1000", 1, 100000),
+    CF_INT_KEY("postgres", "max_retries", pg_max_retries, "16", 0, 1000),
+    CF_STR_KEY("inbox", "period_time_zone", inbox_period_time_zone, "UTC"),
+    CF_STR_KEY("service", "log_level", log_level, "info"),
+    CF_STR_KEY("service", "migrations_dir", migrations_dir, "migrations"),
+    CF_STR_KEY("service", "sql_dir", sql_dir, "sql"),
+};
+
+static const struct cf_key *cf_find(const char *section, const char *name)
+{
+    for (size_t i = 0; i < ARRAY_LEN(cf_keys); i++)
+        if (strcmp(cf_keys[i].section, section) == 0 && strcmp(cf_keys[i].name, name) == 0)
+            return &cf_keys[i];
+    return NULL;
+}
+
+static bool cf_apply(struct config *cfg, const struct cf_key *k, const char *value, char *err,
+                     size_t errlen)
+{
+    void *target = (char *)cfg + k->offset;
+
+    if (k->type == CF_STR) {
+        char *copy = strdup(value);
+        if (!copy) {
+            snprintf(err, errlen, "out of memory");
+            return false;
+        }
+        free(*(char **)target);
+        *(char **)target = copy;
+        return true;
+    }
+    char *end;
+    errno = 0;
+    long v = strtol(value, &end, 10);
+    if (errno || end == value || *end || v < k->min || v > k->max) {
+        snprintf(err, errlen, "[%s] %s = \"%s\": expected an integer in %ld..%ld", k->section,
+                 k->name, value, k->min, k->max);
+        return false;
+    }
+    *(int *)target = (int)v;
+    return true;
+}
+
+void config_defaults(struct config *cfg)
+{
+    char err[128];
+    memset(cfg, 0, sizeof(*cfg));
+    for (size_t i = 0; i < ARRAY_LEN(cf_keys); i++)
+        if (!cf_apply(cfg, &cf_keys[i], cf_keys[i].def, err, sizeof(err)))
+            abort(); /* a default outside its own range is a programming error */
+}
+
+struct ini_ctx {
+    struct config *cfg;
+    char *err;
+    size_t errlen;
+    bool failed;
+};
+
+static int cf_ini_line(void *user, const char *section, const char *name, const char *value)
+{
+    struct ini_ctx *ctx = user;
+    const struct cf_key *k = cf_find(section, name);
+
+    if (ctx->failed) return 0;
+    if (!k) {
+        snprintf(ctx->err, ctx->errlen, "unknown setting [%s] %s", section, name);
+        ctx->failed = true;
+        return 0;
+    }
+    if (!cf_apply(ctx->cfg, k, value, ctx->err, ctx->errlen)) {
+        ctx->failed = true;
+        return 0;
+    }
+    return 1;
+}
+
+bool config_load_file(struct config *cfg, const char *path, bool required, char *err, size_t errlen)
+{
+    struct ini_ctx ctx = {cfg, err, errlen, false};
+    FILE *f = fopen(path, "r");
+
+    if (!f) {
+        if (!required && errno == ENOENT) return true;
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    int rc = ini_parse_file(f, cf_ini_line, &ctx);
+    fclose(f);
+    if (ctx.failed) return false;
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: syntax error on line %d", path, rc);
+        return false;
+    }
+    return true;
+}
+
+bool config_set(struct config *cfg, const char *assignment, char *err, size_t errlen)
+{
+    char section[64], name[64];
+    const char *dot = strchr(assignment, '.');
+    const char *eq = dot ? strchr(dot, '=') : NULL;
+
+    if (!dot || !eq || (size_t)(dot - assignment) >= sizeof(section) ||
+        (size_t)(eq - dot - 1) >= sizeof(name)) {
+        snprintf(err, errlen, "--set expects section.name=value, got \"%s\"", assignment);
+        return false;
+    }
+    memcpy(section, assignment, (size_t)(dot - assignment));
+    section[dot - assignment] = '\0';
+    memcpy(name, dot + 1, (size_t)(eq - dot - 1));
+    name[eq - dot - 1] = '\0';
+    const struct cf_key *k = cf_find(section, name);
+    if (!k) {
+        snprintf(err, errlen, "unknown setting %s.%s", section, name);
+        return false;
+    }
+    return cf_apply(cfg, k, eq + 1, err, errlen);
+}
+
+bool config_validate(const struct config *cfg, char *err, size_t errlen)
+{
+    enum log_level lvl;
+
+    if (!log_parse_level(cfg->log_level, &lvl)) {
+        snprintf(err, errlen, "[service] log_level must be error, warn, info or debug");
+        return false;
+    }
+    if (cfg->http_default_page_limit > cfg->http_max_page_limit) {
+        snprintf(err, errlen, "[http] default_page_limit exceeds max_page_limit");
+        return false;
+    }
+    if (cfg->pg_reconnect_min_ms > cfg->pg_reconnect_max_ms) {
+        snprintf(err, errlen, "[postgres] reconnect_min_ms exceeds reconnect_max_ms");
+        return false;
+    }
+    return true;
+}
+
+void config_free(struct config *cfg)
+{
+    for (size_t i = 0; i < ARRAY_LEN(cf_keys); i++)
+        if (cf_keys[i].type == CF_STR) free(*(char **)((char *)cfg + cf_keys[i].offset));
+    memset(cfg, 0, sizeof(*cfg));
+}

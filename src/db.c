@@ -1,0 +1,483 @@
+/* db.c — the connection pool. Each connection is a small state machine driven by
+ * its socket and one timer; every transition goes through conn_set_state(). */
+#include "db.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include "log.h"
+
+enum conn_state {
+    CONN_DOWN,       /* no server connection; the timer will start the next attempt */
+    CONN_CONNECTING, /* PQconnectPoll in progress; the timer bounds the attempt */
+    CONN_IDLE,       /* connected, no job; reading only to notice a server goodbye */
+    CONN_BUSY,       /* a job was sent; flushing and reading until PQgetResult is NULL */
+};
+
+static const char *const conn_state_names[] = {"down", "connecting", "idle", "busy"};
+
+#define CONNECT_TIMEOUT_MS 5000
+
+struct db_job {
+    TAILQ_ENTRY(db_job) entry;
+    struct db *db;
+    char *sql;
+    int nparams;
+    const char **values;
+    int *lengths;
+    int *formats;
+    db_cb cb;
+    void *arg;
+    bool cancelled;
+    bool queued;
+    struct event *timer; /* queue deadline, or immediate failure */
+    PGresult *res;       /* first result of the statement */
+    const char *fail_message;
+};
+
+TAILQ_HEAD(job_queue, db_job);
+
+struct db_conn {
+    struct db *db;
+    int index;
+    PGconn *pg;
+    enum conn_state state;
+    struct event *io;
+    struct event *timer;
+    int backoff_ms;
+    struct db_job *job;
+};
+
+struct db {
+    struct event_base *base;
+    const struct config *cfg;
+    char *dsn;
+    char options[64];
+    struct db_conn *conns;
+    int nconns;
+    struct job_queue queue;
+    int queued;
+    unsigned long queries, failures, reconnects;
+};
+
+static void conn_io_cb(evutil_socket_t fd, short what, void *arg);
+static void db_dispatch(struct db *db);
+
+static struct timeval ms_to_tv(int ms)
+{
+    struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
+    return tv;
+}
+
+/* ---- jobs ---------------------------------------------------------------- */
+
+static void job_free(struct db_job *job)
+{
+    if (job->timer) event_free(job->timer);
+    if (job->res) PQclear(job->res);
+    free(job->sql);
+    free(job->values);
+    free(job);
+}
+
+/* Delivers the outcome (unless cancelled) and frees the job. */
+static void job_finish(struct db_job *job, enum db_status status, const char *message)
+{
+    struct db_result r = {status, NULL, message, NULL};
+
+    if (status == DB_OK && job->res) {
+        ExecStatusType st = PQresultStatus(job->res);
+        if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
+            r.res = job->res;
+        } else {
+            r.status = DB_ERROR;
+            r.message = PQresultErrorMessage(job->res);
+            r.sqlstate = PQresultErrorField(job->res, PG_DIAG_SQLSTATE);
+        }
+    } else if (status == DB_OK) {
+        r.status = DB_UNAVAILABLE;
+        r.message = "no result from server";
+    }
+    if (r.status != DB_OK) job->db->failures++;
+    if (!job->cancelled) job->cb(&r, job->arg);
+    job_free(job);
+}
+
+static void job_dequeue(struct db_job *job)
+{
+    if (!job->queued) return;
+    TAILQ_REMOVE(&job->db->queue, job, entry);
+    job->queued = false;
+    job->db->queued--;
+}
+
+static void job_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct db_job *job = arg;
+    job_dequeue(job);
+    job_finish(job, DB_UNAVAILABLE,
+               job->fail_message ? job->fail_message : "timed out waiting for a database connection");
+}
+
+/* Fails a job on a later turn of the loop so that callers never see re-entrancy. */
+static void job_fail_soon(struct db_job *job, const char *message)
+{
+    struct timeval now = {0, 0};
+    job_dequeue(job);
+    job->fail_message = message;
+    event_add(job->timer, &now);
+}
+
+static size_t param_size(const struct db_param *p)
+{
+    if (!p->value) return 0;
+    return p->format ? (size_t)p->length : strlen(p->value) + 1;
+}
+
+/* Copies the parameters into one block: values[], lengths[], formats[], then the bytes. */
+static bool job_copy_params(struct db_job *job, int n, const struct db_param *p)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++) total += param_size(&p[i]);
+    size_t head = (size_t)n * (sizeof(char *) + 2 * sizeof(int));
+    char *block = malloc(head + total + 1);
+    if (!block) return false;
+    job->values = (const char **)block;
+    job->lengths = (int *)(block + (size_t)n * sizeof(char *));
+    job->formats = job->lengths + n;
+    char *bytes = block + head;
+    for (int i = 0; i < n; i++) {
+        size_t len = param_size(&p[i]);
+        job->values[i] = p[i].value ? bytes : NULL;
+        if (len) memcpy(bytes, p[i].value, len);
+        job->lengths[i] = p[i].length;
+        job->formats[i] = p[i].format;
+        bytes += len;
+    }
+    return true;
+}
+
+struct db_job *db_query(struct db *db, const char *sql, int nparams, const struct db_param *params,
+                        db_cb cb, void *arg)
+{
+    struct db_job *job = calloc(1, sizeof(*job));
+    if (!job) return NULL;
+    job->db = db;
+    job->cb = cb;
+    job->arg = arg;
+    job->nparams = nparams;
+    job->sql = strdup(sql);
+    job->timer = evtimer_new(db->base, job_timer_cb, job);
+    if (!job->sql || !job->timer || !job_copy_params(job, nparams, params)) {
+        job_free(job);
+        return NULL;
+    }
+    db->queries++;
+    TAILQ_INSERT_TAIL(&db->queue, job, entry);
+    job->queued = true;
+    db->queued++;
+    if (!db_is_up(db)) {
+        job_fail_soon(job, "database unavailable");
+        return job;
+    }
+    struct timeval tv = ms_to_tv(db->cfg->pg_queue_timeout_ms);
+    event_add(job->timer, &tv);
+    db_dispatch(db);
+    return job;
+}
+
+void db_cancel(struct db_job *job)
+{
+    job->cancelled = true;
+    if (job->queued) {
+        job_dequeue(job);
+        job_free(job);
+    }
+    /* A running job is freed when its statement completes; a job whose failure is
+     * pending (timer armed, not queued) is freed by the timer without a callback. */
+}
+
+/* ---- connections ------------------------------------------------------------ */
+
+static void conn_set_state(struct db_conn *c, enum conn_state st)
+{
+    if (c->state != st)
+        log_debug("msg=\"db connection state\" conn=%d from=%s to=%s", c->index,
+                  conn_state_names[c->state], conn_state_names[st]);
+    c->state = st;
+}
+
+/* Waits for `what` on the connection's current socket (re-read every time: libpq
+ * may change it while connecting); a timeout_ms of 0 means no deadline. */
+static void conn_arm(struct db_conn *c, short what, int timeout_ms)
+{
+    event_del(c->io);
+    event_assign(c->io, c->db->base, PQsocket(c->pg), what, conn_io_cb, c);
+    event_add(c->io, NULL);
+    if (timeout_ms > 0) {
+        struct timeval tv = ms_to_tv(timeout_ms);
+        event_add(c->timer, &tv);
+    } else {
+        event_del(c->timer);
+    }
+}
+
+static bool conn_is_up(const struct db_conn *c) { return c->state == CONN_IDLE || c->state == CONN_BUSY; }
+
+/* Drops the server connection, schedules a reconnect, and fails its job (last,
+ * so that the job's callback sees the pool in its new state). */
+static void conn_lost(struct db_conn *c, const char *why)
+{
+    struct db *db = c->db;
+    struct db_job *job = c->job;
+    char reason[256];
+
+    snprintf(reason, sizeof(reason), "%s", why); /* why may point into the PGconn */
+    reason[strcspn(reason, "\n")] = '\0';
+    if (conn_is_up(c))
+        log_warn("msg=\"database connection lost\" conn=%d reason=\"%s\"", c->index, reason);
+    event_del(c->io);
+    if (c->pg) PQfinish(c->pg);
+    c->pg = NULL;
+    c->job = NULL;
+    conn_set_state(c, CONN_DOWN);
+    /* jittered exponential backoff: between half and all of the current step */
+    c->backoff_ms = c->backoff_ms ? c->backoff_ms * 2 : db->cfg->pg_reconnect_min_ms;
+    if (c->backoff_ms > db->cfg->pg_reconnect_max_ms) c->backoff_ms = db->cfg->pg_reconnect_max_ms;
+    struct timeval tv = ms_to_tv(c->backoff_ms / 2 + rand() % (c->backoff_ms / 2 + 1));
+    event_add(c->timer, &tv);
+    if (!db_is_up(db)) {
+        struct db_job *q;
+        while ((q = TAILQ_FIRST(&db->queue)) != NULL) job_fail_soon(q, "database unavailable");
+    }
+    if (job) job_finish(job, DB_UNAVAILABLE, reason);
+}
+
+static void conn_start_connect(struct db_conn *c)
+{
+    struct db *db = c->db;
+    const char *keys[] = {"dbname", "application_name", "options", NULL};
+    const char *vals[] = {db->dsn, "bitmapd", db->options, NULL};
+
+    db->reconnects++;
+    conn_set_state(c, CONN_CONNECTING);
+    c->pg = PQconnectStartParams(keys, vals, 1);
+    if (!c->pg || PQstatus(c->pg) == CONNECTION_BAD) {
+        conn_lost(c, c->pg ? PQerrorMessage(c->pg) : "out of memory");
+        return;
+    }
+    conn_arm(c, EV_WRITE, CONNECT_TIMEOUT_MS);
+}
+
+static void conn_poll_connect(struct db_conn *c)
+{
+    switch (PQconnectPoll(c->pg)) {
+    case PGRES_POLLING_READING:
+        conn_arm(c, EV_READ, CONNECT_TIMEOUT_MS);
+        return;
+    case PGRES_POLLING_WRITING:
+        conn_arm(c, EV_WRITE, CONNECT_TIMEOUT_MS);
+        return;
+    case PGRES_POLLING_OK:
+        if (PQsetnonblocking(c->pg, 1) != 0) {
+            conn_lost(c, "cannot set non-blocking mode");
+            return;
+        }
+        if (c->backoff_ms) log_info("msg=\"database connection established\" conn=%d", c->index);
+        c->backoff_ms = 0;
+        conn_set_state(c, CONN_IDLE);
+        conn_arm(c, EV_READ, 0);
+        db_dispatch(c->db);
+        return;
+    default:
+        conn_lost(c, PQerrorMessage(c->pg));
+        return;
+    }
+}
+
+/* Sends what libpq buffered; waits for write-readiness only while output is pending. */
+static void conn_flush_and_arm(struct db_conn *c)
+{
+    int rc = PQflush(c->pg);
+    if (rc < 0) {
+        conn_lost(c, PQerrorMessage(c->pg));
+        return;
+    }
+    /* the server enforces statement_timeout; this deadline catches a dead peer */
+    conn_arm(c, rc == 1 ? (EV_READ | EV_WRITE) : EV_READ, c->db->cfg->pg_query_timeout_ms + 2000);
+}
+
+static void conn_run(struct db_conn *c, struct db_job *job)
+{
+    c->job = job;
+    conn_set_state(c, CONN_BUSY);
+    if (!PQsendQueryParams(c->pg, job->sql, job->nparams, NULL, job->values, job->lengths,
+                           job->formats, 1)) {
+        conn_lost(c, PQerrorMessage(c->pg));
+        return;
+    }
+    conn_flush_and_arm(c);
+}
+
+/* An idle connection only hears goodbyes (server shutdown) and notifications. */
+static void conn_read_idle(struct db_conn *c)
+{
+    PGnotify *n;
+    if (!PQconsumeInput(c->pg)) {
+        conn_lost(c, PQerrorMessage(c->pg));
+        return;
+    }
+    while ((n = PQnotifies(c->pg)) != NULL) PQfreemem(n);
+    if (PQstatus(c->pg) == CONNECTION_BAD)
+        conn_lost(c, "server closed the connection");
+    else
+        conn_arm(c, EV_READ, 0);
+}
+
+/* Reads whatever arrived; completes the job once libpq has no more results. */
+static void conn_read_busy(struct db_conn *c)
+{
+    if (!PQconsumeInput(c->pg)) {
+        conn_lost(c, PQerrorMessage(c->pg));
+        return;
+    }
+    while (!PQisBusy(c->pg)) {
+        PGresult *res = PQgetResult(c->pg);
+        if (!res) {
+            struct db_job *job = c->job;
+            c->job = NULL;
+            conn_set_state(c, CONN_IDLE);
+            conn_arm(c, EV_READ, 0);
+            job_finish(job, DB_OK, NULL);
+            db_dispatch(c->db);
+            return;
+        }
+        if (c->job->res)
+            PQclear(res); /* one statement, one result: keep the first */
+        else
+            c->job->res = res;
+    }
+    conn_flush_and_arm(c);
+}
+
+static void conn_io_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct db_conn *c = arg;
+    switch (c->state) {
+    case CONN_CONNECTING:
+        conn_poll_connect(c);
+        break;
+    case CONN_IDLE:
+        conn_read_idle(c);
+        break;
+    case CONN_BUSY:
+        if (what & EV_WRITE) {
+            conn_flush_and_arm(c);
+            if (c->state != CONN_BUSY || !(what & EV_READ)) break;
+        }
+        conn_read_busy(c);
+        break;
+    case CONN_DOWN:
+        break;
+    }
+}
+
+static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct db_conn *c = arg;
+    switch (c->state) {
+    case CONN_DOWN:
+        conn_start_connect(c);
+        break;
+    case CONN_CONNECTING:
+        conn_lost(c, "connect timed out");
+        break;
+    case CONN_BUSY:
+        conn_lost(c, "query timed out");
+        break;
+    case CONN_IDLE:
+        break;
+    }
+}
+
+static void db_dispatch(struct db *db)
+{
+    for (int i = 0; i < db->nconns && !TAILQ_EMPTY(&db->queue); i++) {
+        struct db_conn *c = &db->conns[i];
+        if (c->state != CONN_IDLE) continue;
+        struct db_job *job = TAILQ_FIRST(&db->queue);
+        job_dequeue(job);
+        event_del(job->timer);
+        conn_run(c, job);
+    }
+}
+
+/* ---- the pool ----------------------------------------------------------------- */
+
+struct db *db_new(struct event_base *base, const struct config *cfg, const char *dsn)
+{
+    struct db *db = calloc(1, sizeof(*db));
+    if (!db) return NULL;
+    db->base = base;
+    db->cfg = cfg;
+    db->nconns = cfg->pg_pool_size;
+    db->dsn = strdup(dsn);
+    db->conns = calloc((size_t)db->nconns, sizeof(*db->conns));
+    TAILQ_INIT(&db->queue);
+    snprintf(db->options, sizeof(db->options), "-c statement_timeout=%d", cfg->pg_query_timeout_ms);
+    if (!db->dsn || !db->conns) goto err;
+    for (int i = 0; i < db->nconns; i++) {
+        struct db_conn *c = &db->conns[i];
+        c->db = db;
+        c->index = i;
+        c->state = CONN_DOWN;
+        c->io = event_new(base, -1, 0, conn_io_cb, c);
+        c->timer = evtimer_new(base, conn_timer_cb, c);
+        if (!c->io || !c->timer) goto err;
+    }
+    for (int i = 0; i < db->nconns; i++) conn_start_connect(&db->conns[i]);
+    return db;
+err:
+    db_free(db);
+    return NULL;
+}
+
+void db_free(struct db *db)
+{
+    struct db_job *job;
+    if (!db) return;
+    while ((job = TAILQ_FIRST(&db->queue)) != NULL) {
+        job_dequeue(job);
+        job_free(job);
+    }
+    for (int i = 0; db->conns && i < db->nconns; i++) {
+        struct db_conn *c = &db->conns[i];
+        if (c->job) job_free(c->job);
+        if (c->pg) PQfinish(c->pg);
+        if (c->io) event_free(c->io);
+        if (c->timer) event_free(c->timer);
+    }
+    free(db->conns);
+    free(db->dsn);
+    free(db);
+}
+
+bool db_is_up(const struct db *db)
+{
+    for (int i = 0; i < db->nconns; i++)
+        if (conn_is_up(&db->conns[i])) return true;
+    return false;
+}
+
+void db_get_stats(const struct db *db, struct db_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->queries = db->queries;
+    out->failures = db->failures;
+    out->reconnects = db->reconnects;
+    out->queued = db->queued;
+    for (int i = 0; i < db->nconns; i++)
+        if (conn_is_up(&db->conns[i])) out->conns_up++;
+}

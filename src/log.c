@@ -1,0 +1,41 @@
+/* log.c — structured log lines on stderr. The caller's format supplies
+ * `msg="…" key=value` pairs; this adds the timestamp and the level. */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+enum log_level log_current_level = LOG_LEVEL_INFO;
+
+static const char *const level_names[] = {"error", "warn", "info", "debug"};
+
+bool log_parse_level(const char *s, enum log_level *out)
+{
+    for (size_t i = 0; i < ARRAY_LEN(level_names); i++) {
+        if (strcmp(s, level_names[i]) == 0) {
+            *out = (enum log_level)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+void log_write(enum log_level level, const char *fmt, ...)
+{
+    struct timeval tv;
+    struct tm tm;
+    char ts[32];
+    va_list ap;
+
+    gettimeofday(&tv, NULL);
+    gmtime_r(&tv.tv_sec, &tm);
+    strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+    fprintf(stderr, "ts=%s.%03dZ level=%s ", ts, (int)(tv.tv_usec / 1000), level_names[level]);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
