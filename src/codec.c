@@ -1,0 +1,408 @@
+/* codec.c — the only code that turns stored bytes into CRoaring bitmaps and back.
+ * It validates the CRoaring portable format completely, because CRoaring 0.2.66
+ * accepts crafted bytes that later crash it, and it checks every serialization
+ * before it is stored. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+
+/* Constants of the portable format (RoaringFormatSpec). */
+enum {
+    FMT_COOKIE_NO_RUN = 12346,  /* followed by a uint32 container count, no run containers */
+    FMT_COOKIE_RUN = 12347,     /* low 16 bits; high 16 bits hold count - 1 */
+    FMT_MAX_CONTAINERS = 65536, /* one container per 16-bit key */
+    FMT_MAX_ARRAY_CARD = 4096,  /* above this a non-run container is a bitset */
+    FMT_BITSET_BYTES = 8192,    /* 65536 bits */
+    FMT_OFFSET_THRESHOLD = 4,   /* with a run cookie, offsets exist only from 4 containers */
+};
+
+/* A bounded cursor over the input. Every read checks the remaining length first,
+ * so the validator never reads past len. Invariant: pos <= len. */
+struct reader {
+    const uint8_t *buf;
+    size_t len;
+    size_t pos;
+    char *err;
+    size_t errlen;
+};
+
+/* What the header says; the pointers point into the input. */
+struct header {
+    uint32_t count;
+    const uint8_t *run_flags; /* NULL with FMT_COOKIE_NO_RUN */
+    const uint8_t *keycards;  /* count pairs of (key, cardinality - 1) */
+    const uint8_t *offsets;   /* count uint32 positions, or NULL when absent */
+};
+
+static bool fail(struct reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Records the reason for rejecting the input and returns false, so callers can
+ * write `return fail(r, ...)`. */
+static bool fail(struct reader *r, const char *fmt, ...)
+{
+    if (r->err && r->errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->err, r->errlen, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+/* The format is little endian whatever the host is. */
+static uint16_t le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Returns a pointer to the next n bytes and advances, or NULL when fewer remain.
+ * n is always small (at most a few hundred KiB), and the comparison is written
+ * against the remaining length so that it cannot overflow. */
+static const uint8_t *take(struct reader *r, size_t n)
+{
+    if (n > r->len - r->pos)
+        return NULL;
+    const uint8_t *p = r->buf + r->pos;
+    r->pos += n;
+    return p;
+}
+
+static uint16_t key_of(const struct header *h, uint32_t k)
+{
+    return le16(h->keycards + 4 * (size_t)k);
+}
+
+static uint32_t card_of(const struct header *h, uint32_t k)
+{
+    return (uint32_t)le16(h->keycards + 4 * (size_t)k + 2) + 1;
+}
+
+static bool is_run(const struct header *h, uint32_t k)
+{
+    return h->run_flags && (h->run_flags[k / 8] >> (k % 8)) & 1;
+}
+
+/* Cookie and container count. The count is bounded before anything is sized by it. */
+static bool read_cookie(struct reader *r, struct header *h, bool *run_cookie)
+{
+    const uint8_t *p = take(r, 4);
+    if (!p)
+        return fail(r, "truncated cookie");
+    uint32_t cookie = le32(p);
+    if ((cookie & 0xFFFF) == FMT_COOKIE_RUN) {
+        *run_cookie = true;
+        h->count = (cookie >> 16) + 1;
+        return true;
+    }
+    if (cookie != FMT_COOKIE_NO_RUN)
+        return fail(r, "bad cookie 0x%08" PRIx32, cookie);
+    *run_cookie = false;
+    if (!(p = take(r, 4)))
+        return fail(r, "truncated container count");
+    h->count = le32(p);
+    if (h->count > FMT_MAX_CONTAINERS)
+        return fail(r, "container count %" PRIu32 " > %d", h->count, FMT_MAX_CONTAINERS);
+    return true;
+}
+
+/* The run-flag bitset. Bits past the last container must be zero: CRoaring,
+ * Java and Go all write zeros there, so anything else is corruption. */
+static bool read_run_flags(struct reader *r, struct header *h)
+{
+    size_t n = ((size_t)h->count + 7) / 8;
+    if (!(h->run_flags = take(r, n)))
+        return fail(r, "truncated run flags");
+    unsigned used = h->count % 8;
+    if (used && h->run_flags[n - 1] >> used)
+        return fail(r, "nonzero padding in run flags");
+    return true;
+}
+
+/* The (key, cardinality - 1) pairs; keys must be strictly increasing so that each
+ * 16-bit key has at most one container and binary searches in CRoaring work. */
+static bool read_keycards(struct reader *r, struct header *h)
+{
+    if (!(h->keycards = take(r, 4 * (size_t)h->count)))
+        return fail(r, "truncated key/cardinality header");
+    for (uint32_t k = 1; k < h->count; k++)
+        if (key_of(h, k) <= key_of(h, k - 1))
+            return fail(r, "container %" PRIu32 ": keys not strictly increasing", k);
+    return true;
+}
+
+static bool read_header(struct reader *r, struct header *h)
+{
+    bool run_cookie;
+    memset(h, 0, sizeof(*h));
+    if (!read_cookie(r, h, &run_cookie))
+        return false;
+    if (run_cookie && !read_run_flags(r, h))
+        return false;
+    if (!read_keycards(r, h))
+        return false;
+    if (run_cookie && h->count < FMT_OFFSET_THRESHOLD)
+        return true;
+    if (!(h->offsets = take(r, 4 * (size_t)h->count)))
+        return fail(r, "truncated offset header");
+    return true;
+}
+
+/* Array: card sorted distinct uint16 values. card <= 4096 holds by construction:
+ * the format reads a larger non-run container as a bitset. */
+static bool check_array(struct reader *r, uint32_t k, uint32_t card)
+{
+    const uint8_t *p = take(r, 2 * (size_t)card);
+    if (!p)
+        return fail(r, "container %" PRIu32 ": truncated array", k);
+    for (uint32_t i = 1; i < card; i++)
+        if (le16(p + 2 * i) <= le16(p + 2 * (i - 1)))
+            return fail(r, "container %" PRIu32 ": array not strictly increasing", k);
+    return true;
+}
+
+/* Bitset: the declared cardinality is trusted by CRoaring, so it must be exact. */
+static bool check_bitset(struct reader *r, uint32_t k, uint32_t card)
+{
+    const uint8_t *p = take(r, FMT_BITSET_BYTES);
+    if (!p)
+        return fail(r, "container %" PRIu32 ": truncated bitset", k);
+    uint32_t pop = 0;
+    for (size_t i = 0; i < FMT_BITSET_BYTES; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, sizeof(w)); /* popcount is the same in any byte order */
+        pop += (uint32_t)__builtin_popcountll(w);
+    }
+    if (pop != card)
+        return fail(r, "container %" PRIu32 ": bitset popcount %" PRIu32 " != cardinality %" PRIu32,
+                    k, pop, card);
+    return true;
+}
+
+/* Runs are (start, length - 1) pairs covering [start, start + length - 1].
+ * Adjacent runs are accepted (other writers may not merge them); overlapping,
+ * unsorted or empty ones are not, because CRoaring's run code assumes otherwise. */
+static bool check_runs(struct reader *r, uint32_t k, uint32_t card, const uint8_t *p, uint32_t nruns)
+{
+    uint64_t sum = 0;
+    uint32_t prev_end = 0;
+    for (uint32_t i = 0; i < nruns; i++) {
+        uint32_t start = le16(p + 4 * (size_t)i);
+        uint32_t end = start + le16(p + 4 * (size_t)i + 2);
+        if (end > 0xFFFF)
+            return fail(r, "container %" PRIu32 ": run past 65535", k);
+        if (i > 0 && start <= prev_end) {
+            uint32_t prev_start = le16(p + 4 * (size_t)(i - 1));
+            return fail(r, "container %" PRIu32 ": runs %s", k,
+                        start < prev_start ? "not sorted" : "overlap");
+        }
+        sum += end - start + 1;
+        prev_end = end;
+    }
+    if (sum != card)
+        return fail(r, "container %" PRIu32 ": run cardinality %" PRIu64 " != declared %" PRIu32,
+                    k, sum, card);
+    return true;
+}
+
+static bool check_run(struct reader *r, uint32_t k, uint32_t card)
+{
+    const uint8_t *p = take(r, 2);
+    if (!p)
+        return fail(r, "container %" PRIu32 ": truncated run count", k);
+    uint32_t nruns = le16(p);
+    if (nruns == 0)
+        return fail(r, "container %" PRIu32 ": empty run container", k);
+    if (!(p = take(r, 4 * (size_t)nruns)))
+        return fail(r, "container %" PRIu32 ": truncated runs", k);
+    return check_runs(r, k, card, p, nruns);
+}
+
+/* One container: its offset (when the header has offsets) must be where it really
+ * starts, since readers that seek by offset would otherwise see other bytes. */
+static bool check_container(struct reader *r, const struct header *h, uint32_t k)
+{
+    if (h->offsets) {
+        uint32_t off = le32(h->offsets + 4 * (size_t)k);
+        if (off != r->pos)
+            return fail(r, "container %" PRIu32 ": offset %" PRIu32 " should be %zu", k, off, r->pos);
+    }
+    uint32_t card = card_of(h, k);
+    if (is_run(h, k))
+        return check_run(r, k, card);
+    if (card > FMT_MAX_ARRAY_CARD)
+        return check_bitset(r, k, card);
+    return check_array(r, k, card);
+}
+
+/* The whole validator; also returns the total cardinality from the header, which
+ * codec_decode and codec_encode compare with what CRoaring reports. */
+static bool validate(const uint8_t *buf, size_t len, uint64_t *card, char *err, size_t errlen)
+{
+    struct reader r = {.buf = buf, .len = len, .pos = 0, .err = err, .errlen = errlen};
+    struct header h;
+    if (len > CODEC_MAX_BYTES)
+        return fail(&r, "too large: %zu bytes", len);
+    if (!buf && len > 0)
+        return fail(&r, "no buffer");
+    if (!read_header(&r, &h))
+        return false;
+    *card = 0;
+    for (uint32_t k = 0; k < h.count; k++) {
+        if (!check_container(&r, &h, k))
+            return false;
+        *card += card_of(&h, k);
+    }
+    if (r.pos != len)
+        return fail(&r, "%zu trailing bytes", len - r.pos);
+    return true;
+}
+
+bool codec_validate(const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+    uint64_t card;
+    return validate(buf, len, &card, err, errlen);
+}
+
+static void set_err(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen > 0)
+        snprintf(err, errlen, "%s", msg);
+}
+
+roaring_bitmap_t *codec_decode(const uint8_t *buf, size_t len, char *err, size_t errlen)
+{
+    uint64_t card;
+    if (!validate(buf, len, &card, err, errlen))
+        return NULL;
+    /* Valid input cannot make this fail except on allocation failure, and so it
+     * never reaches CRoaring's stderr messages. */
+    roaring_bitmap_t *bm = roaring_bitmap_portable_deserialize_safe((const char *)buf, len);
+    if (!bm) {
+        set_err(err, errlen, "deserialization failed (out of memory?)");
+        return NULL;
+    }
+    /* Defence in depth: CRoaring must agree with the header it was given. */
+    if (roaring_bitmap_get_cardinality(bm) != card) {
+        roaring_bitmap_free(bm);
+        set_err(err, errlen, "cardinality differs after deserialization");
+        return NULL;
+    }
+    return bm;
+}
+
+bool codec_encode(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)
+{
+    *out = NULL;
+    *outlen = 0;
+    roaring_bitmap_run_optimize(bm);
+    size_t size = roaring_bitmap_portable_size_in_bytes(bm);
+    if (size > CODEC_MAX_BYTES)
+        return false;
+    uint8_t *buf = malloc(size);
+    if (!buf)
+        return false;
+    uint64_t card;
+    /* The card comparison catches containers whose contents disagree with their
+     * cardinality, the kind of damage the 0.2.66 range bugs leave behind. */
+    if (roaring_bitmap_portable_serialize(bm, (char *)buf) != size ||
+        !validate(buf, size, &card, NULL, 0) || card != roaring_bitmap_get_cardinality(bm)) {
+        free(buf);
+        return false;
+    }
+    *out = buf;
+    *outlen = size;
+    return true;
+}
+
+/* Reflected CRC-32C table for polynomial 0x82F63B78: entry i is the CRC of the
+ * byte i alone (without init/xorout). Generated once and kept constant so that it
+ * needs no initialization and is safe from any thread. */
+static const uint32_t crc32c_table[256] = {
+    0x00000000, 0xf26b8303, 0xe13b70f7, 0x1350f3f4, 0xc79a971f, 0x35f1141c,
+    0x26a1e7e8, 0xd4ca64eb, 0x8ad958cf, 0x78b2dbcc, 0x6be22838, 0x9989ab3b,
+    0x4d43cfd0, 0xbf284cd3, 0xac78bf27, 0x5e133c24, 0x105ec76f, 0xe235446c,
+    0xf165b798, 0x030e349b, 0xd7c45070, 0x25afd373, 0x36ff2087, 0xc494a384,
+    0x9a879fa0, 0x68ec1ca3, 0x7bbcef57, 0x89d76c54, 0x5d1d08bf, 0xaf768bbc,
+    0xbc267848, 0x4e4dfb4b, 0x20bd8ede, 0xd2d60ddd, 0xc186fe29, 0x33ed7d2a,
+    0xe72719c1, 0x154c9ac2, 0x061c6936, 0xf477ea35, 0xaa64d611, 0x580f5512,
+    0x4b5fa6e6, 0xb93425e5, 0x6dfe410e, 0x9f95c20d, 0x8cc531f9, 0x7eaeb2fa,
+    0x30e349b1, 0xc288cab2, 0xd1d83946, 0x23b3ba45, 0xf779deae, 0x05125dad,
+    0x1642ae59, 0xe4292d5a, 0xba3a117e, 0x4851927d, 0x5b016189, 0xa96ae28a,
+    0x7da08661, 0x8fcb0562, 0x9c9bf696, 0x6ef07595, 0x417b1dbc, 0xb3109ebf,
+    0xa0406d4b, 0x522bee48, 0x86e18aa3, 0x748a09a0, 0x67dafa54, 0x95b17957,
+    0xcba24573, 0x39c9c670, 0x2a993584, 0xd8f2b687, 0x0c38d26c, 0xfe53516f,
+    0xed03a29b, 0x1f682198, 0x5125dad3, 0xa34e59d0, 0xb01eaa24, 0x42752927,
+    0x96bf4dcc, 0x64d4cecf, 0x77843d3b, 0x85efbe38, 0xdbfc821c, 0x2997011f,
+    0x3ac7f2eb, 0xc8ac71e8, 0x1c661503, 0xee0d9600, 0xfd5d65f4, 0x0f36e6f7,
+    0x61c69362, 0x93ad1061, 0x80fde395, 0x72966096, 0xa65c047d, 0x5437877e,
+    0x4767748a, 0xb50cf789, 0xeb1fcbad, 0x197448ae, 0x0a24bb5a, 0xf84f3859,
+    0x2c855cb2, 0xdeeedfb1, 0xcdbe2c45, 0x3fd5af46, 0x7198540d, 0x83f3d70e,
+    0x90a324fa, 0x62c8a7f9, 0xb602c312, 0x44694011, 0x5739b3e5, 0xa55230e6,
+    0xfb410cc2, 0x092a8fc1, 0x1a7a7c35, 0xe811ff36, 0x3cdb9bdd, 0xceb018de,
+    0xdde0eb2a, 0x2f8b6829, 0x82f63b78, 0x709db87b, 0x63cd4b8f, 0x91a6c88c,
+    0x456cac67, 0xb7072f64, 0xa457dc90, 0x563c5f93, 0x082f63b7, 0xfa44e0b4,
+    0xe9141340, 0x1b7f9043, 0xcfb5f4a8, 0x3dde77ab, 0x2e8e845f, 0xdce5075c,
+    0x92a8fc17, 0x60c37f14, 0x73938ce0, 0x81f80fe3, 0x55326b08, 0xa759e80b,
+    0xb4091bff, 0x466298fc, 0x1871a4d8, 0xea1a27db, 0xf94ad42f, 0x0b21572c,
+    0xdfeb33c7, 0x2d80b0c4, 0x3ed04330, 0xccbbc033, 0xa24bb5a6, 0x502036a5,
+    0x4370c551, 0xb11b4652, 0x65d122b9, 0x97baa1ba, 0x84ea524e, 0x7681d14d,
+    0x2892ed69, 0xdaf96e6a, 0xc9a99d9e, 0x3bc21e9d, 0xef087a76, 0x1d63f975,
+    0x0e330a81, 0xfc588982, 0xb21572c9, 0x407ef1ca, 0x532e023e, 0xa145813d,
+    0x758fe5d6, 0x87e466d5, 0x94b49521, 0x66df1622, 0x38cc2a06, 0xcaa7a905,
+    0xd9f75af1, 0x2b9cd9f2, 0xff56bd19, 0x0d3d3e1a, 0x1e6dcdee, 0xec064eed,
+    0xc38d26c4, 0x31e6a5c7, 0x22b65633, 0xd0ddd530, 0x0417b1db, 0xf67c32d8,
+    0xe52cc12c, 0x1747422f, 0x49547e0b, 0xbb3ffd08, 0xa86f0efc, 0x5a048dff,
+    0x8ecee914, 0x7ca56a17, 0x6ff599e3, 0x9d9e1ae0, 0xd3d3e1ab, 0x21b862a8,
+    0x32e8915c, 0xc083125f, 0x144976b4, 0xe622f5b7, 0xf5720643, 0x07198540,
+    0x590ab964, 0xab613a67, 0xb831c993, 0x4a5a4a90, 0x9e902e7b, 0x6cfbad78,
+    0x7fab5e8c, 0x8dc0dd8f, 0xe330a81a, 0x115b2b19, 0x020bd8ed, 0xf0605bee,
+    0x24aa3f05, 0xd6c1bc06, 0xc5914ff2, 0x37faccf1, 0x69e9f0d5, 0x9b8273d6,
+    0x88d28022, 0x7ab90321, 0xae7367ca, 0x5c18e4c9, 0x4f48173d, 0xbd23943e,
+    0xf36e6f75, 0x0105ec76, 0x12551f82, 0xe03e9c81, 0x34f4f86a, 0xc69f7b69,
+    0xd5cf889d, 0x27a40b9e, 0x79b737ba, 0x8bdcb4b9, 0x988c474d, 0x6ae7c44e,
+    0xbe2da0a5, 0x4c4623a6, 0x5f16d052, 0xad7d5351,
+};
+
+uint32_t codec_crc32c(const uint8_t *buf, size_t len)
+{
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < len; i++)
+        crc = crc32c_table[(crc ^ buf[i]) & 0xFF] ^ (crc >> 8);
+    return crc ^ 0xFFFFFFFFu;
+}
+
+/* Values are copied through the iterator in chunks of this many. */
+enum { KEEP_CHUNK = 4096 };
+
+/* Built only from iterators and add_many because the range functions of 0.2.66
+ * (add_range, remove_range, flip) corrupt run containers. */
+roaring_bitmap_t *codec_keep_from(const roaring_bitmap_t *bm, uint32_t bound)
+{
+    roaring_bitmap_t *out = roaring_bitmap_create();
+    uint32_t *chunk = malloc(KEEP_CHUNK * sizeof(*chunk));
+    if (!out || !chunk)
+        goto err;
+    roaring_uint32_iterator_t it;
+    roaring_init_iterator(bm, &it);
+    if (it.has_value && roaring_move_uint32_iterator_equalorlarger(&it, bound)) {
+        uint32_t n;
+        while ((n = roaring_read_uint32_iterator(&it, chunk, KEEP_CHUNK)) > 0)
+            roaring_bitmap_add_many(out, n, chunk);
+    }
+    free(chunk);
+    return out;
+err:
+    free(chunk);
+    if (out)
+        roaring_bitmap_free(out);
+    return NULL;
+}
