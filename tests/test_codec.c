@@ -1,0 +1,942 @@
+/* test_codec.c — unit tests for the codec: round trips after every kind of
+ * mutation, hand-crafted invalid serializations (each rejected for the right
+ * reason), randomized round trips and corruptions, CRC-32C and codec_keep_from. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "codec.h"
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+/* Deterministic xorshift64*, so every failure reproduces. */
+static uint64_t rng_state;
+
+static void rng_seed(uint64_t seed)
+{
+    rng_state = seed ? seed : 1;
+}
+
+static uint32_t rng32(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (uint32_t)((rng_state * 0x2545F4914F6CDD1DULL) >> 32);
+}
+
+static uint32_t rng_below(uint32_t n)
+{
+    return n ? rng32() % n : 0;
+}
+
+/* Copies bytes into an exactly sized heap block so that ASan reports any read
+ * past the end, which is what "never read past len" means in practice. */
+static uint8_t *exact_copy(const uint8_t *p, size_t n)
+{
+    uint8_t *q = malloc(n ? n : 1);
+    assert_non_null(q);
+    if (n)
+        memcpy(q, p, n);
+    return q;
+}
+
+/* Encodes, validates, decodes and compares; also checks that serialization is
+ * deterministic (re-encoding the decoded bitmap gives the same bytes). */
+static void assert_round_trip(roaring_bitmap_t *bm)
+{
+    uint8_t *buf, *buf2;
+    size_t len, len2;
+    char err[128] = "";
+    assert_true(codec_encode(bm, &buf, &len));
+    if (!codec_validate(buf, len, err, sizeof(err)))
+        fail_msg("encoded bytes rejected: %s", err);
+    uint8_t *copy = exact_copy(buf, len);
+    roaring_bitmap_t *back = codec_decode(copy, len, err, sizeof(err));
+    if (!back)
+        fail_msg("decode failed: %s", err);
+    assert_true(roaring_bitmap_equals(bm, back));
+    assert_int_equal(roaring_bitmap_get_cardinality(bm), roaring_bitmap_get_cardinality(back));
+    assert_true(codec_encode(back, &buf2, &len2));
+    assert_int_equal(len, len2);
+    assert_memory_equal(buf, buf2, len);
+    roaring_bitmap_free(back);
+    free(copy);
+    free(buf);
+    free(buf2);
+}
+
+static uint32_t le32_at(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Cookie of the encoding of bm (bm is run-optimized as a side effect). */
+static uint32_t encoded_cookie(roaring_bitmap_t *bm, size_t *len_out)
+{
+    uint8_t *buf;
+    size_t len;
+    assert_true(codec_encode(bm, &buf, &len));
+    uint32_t cookie = le32_at(buf);
+    free(buf);
+    if (len_out)
+        *len_out = len;
+    return cookie;
+}
+
+/* ---- crafting serializations by hand --------------------------------------- */
+
+typedef struct {
+    uint8_t *p;
+    size_t len, cap;
+} bytes_t;
+
+static void put8(bytes_t *b, uint8_t v)
+{
+    if (b->len == b->cap) {
+        b->cap = b->cap ? 2 * b->cap : 64;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+    b->p[b->len++] = v;
+}
+
+static void put16(bytes_t *b, uint16_t v)
+{
+    put8(b, (uint8_t)v);
+    put8(b, (uint8_t)(v >> 8));
+}
+
+static void put32(bytes_t *b, uint32_t v)
+{
+    put16(b, (uint16_t)v);
+    put16(b, (uint16_t)(v >> 16));
+}
+
+static void patch32(bytes_t *b, size_t at, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        b->p[at + (size_t)i] = (uint8_t)(v >> (8 * i));
+}
+
+/* One container as written: declared cardinality, run flag, and its payload as
+ * little-endian uint16 words (array values; nruns then start/len-1 pairs; or
+ * 4096 words of bitset). The declared card may lie on purpose. */
+typedef struct {
+    uint16_t key;
+    uint32_t card;
+    bool run;
+    const uint16_t *words;
+    size_t nwords;
+} craft_t;
+
+/* Writes a serialization of the containers with correct offsets. cookie is
+ * 12346 or 12347; with 12347 offsets are written only from 4 containers. */
+static bytes_t craft(const craft_t *c, size_t n, uint32_t cookie)
+{
+    bytes_t b = {0};
+    bool run_cookie = cookie == 12347;
+    if (run_cookie) {
+        put32(&b, 12347u | (uint32_t)(n - 1) << 16);
+        for (size_t i = 0; i < (n + 7) / 8; i++) {
+            uint8_t flags = 0;
+            for (size_t j = 0; j < 8 && 8 * i + j < n; j++)
+                flags |= (uint8_t)(c[8 * i + j].run << j);
+            put8(&b, flags);
+        }
+    } else {
+        put32(&b, cookie);
+        put32(&b, (uint32_t)n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        put16(&b, c[i].key);
+        put16(&b, (uint16_t)(c[i].card - 1));
+    }
+    bool offsets = !run_cookie || n >= 4;
+    size_t offsets_at = b.len;
+    if (offsets)
+        for (size_t i = 0; i < n; i++)
+            put32(&b, 0);
+    for (size_t i = 0; i < n; i++) {
+        if (offsets)
+            patch32(&b, offsets_at + 4 * i, (uint32_t)b.len);
+        for (size_t w = 0; w < c[i].nwords; w++)
+            put16(&b, c[i].words[w]);
+    }
+    return b;
+}
+
+/* Asserts that codec_validate and codec_decode both reject buf with a reason
+ * containing `why`. */
+static void assert_rejected(const uint8_t *p, size_t len, const char *why)
+{
+    char err[128] = "";
+    uint8_t *copy = exact_copy(p, len);
+    bool ok = codec_validate(copy, len, err, sizeof(err));
+    if (ok)
+        fail_msg("accepted, expected \"%s\"", why);
+    if (!strstr(err, why))
+        fail_msg("reason \"%s\", expected \"%s\"", err, why);
+    err[0] = '\0';
+    assert_null(codec_decode(copy, len, err, sizeof(err)));
+    assert_non_null(strstr(err, why));
+    free(copy);
+}
+
+static void assert_craft_rejected(const craft_t *c, size_t n, uint32_t cookie, const char *why)
+{
+    bytes_t b = craft(c, n, cookie);
+    assert_rejected(b.p, b.len, why);
+    free(b.p);
+}
+
+/* A bitset payload holding exactly the values lo..hi-1 (plus `extra` if set). */
+static uint16_t *bitset_words(uint32_t lo, uint32_t hi)
+{
+    uint16_t *w = calloc(4096, sizeof(*w));
+    assert_non_null(w);
+    for (uint32_t v = lo; v < hi; v++)
+        w[v / 16] |= (uint16_t)(1u << (v % 16));
+    return w;
+}
+
+/* ---- CRC-32C ------------------------------------------------------------------ */
+
+static uint32_t crc32c_bitwise(const uint8_t *p, size_t n)
+{
+    uint32_t crc = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        crc ^= p[i];
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0x82F63B78u & (0u - (crc & 1)));
+    }
+    return ~crc;
+}
+
+static void test_crc32c(void **state)
+{
+    (void)state;
+    assert_int_equal(codec_crc32c((const uint8_t *)"123456789", 9), 0xE3069283u);
+    assert_int_equal(codec_crc32c(NULL, 0), 0);
+    /* RFC 3720 B.4: 32 bytes of zeros. */
+    uint8_t zeros[32] = {0};
+    assert_int_equal(codec_crc32c(zeros, sizeof(zeros)), 0x8A9136AAu);
+    uint8_t data[1000];
+    rng_seed(42);
+    for (size_t i = 0; i < sizeof(data); i++)
+        data[i] = (uint8_t)rng32();
+    for (size_t n = 0; n <= sizeof(data); n += 37)
+        assert_int_equal(codec_crc32c(data, n), crc32c_bitwise(data, n));
+}
+
+/* ---- round trips ---------------------------------------------------------------- */
+
+static void test_round_trip_empty(void **state)
+{
+    (void)state;
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    uint8_t *buf;
+    size_t len;
+    assert_true(codec_encode(bm, &buf, &len));
+    assert_int_equal(len, 8); /* cookie 12346 + count 0 */
+    assert_int_equal(le32_at(buf), 12346);
+    free(buf);
+    assert_round_trip(bm);
+    /* Empty input is not an empty bitmap. */
+    assert_rejected((const uint8_t *)"", 0, "truncated");
+    roaring_bitmap_free(bm);
+}
+
+static void test_round_trip_extremes(void **state)
+{
+    (void)state;
+    const uint32_t vals[] = {0, 1, 2, 65535, 65536, 4294901759u, 4294901760u, 4294967293u,
+                             4294967294u, 4294967295u};
+    for (size_t i = 0; i < ARRAY_LEN(vals); i++) {
+        roaring_bitmap_t *one = roaring_bitmap_create();
+        roaring_bitmap_add(one, vals[i]);
+        assert_round_trip(one);
+        roaring_bitmap_free(one);
+    }
+    roaring_bitmap_t *bm = roaring_bitmap_of_ptr(ARRAY_LEN(vals), vals);
+    assert_round_trip(bm);
+    roaring_bitmap_remove(bm, 4294967295u);
+    roaring_bitmap_remove(bm, 0);
+    assert_round_trip(bm);
+    assert_false(roaring_bitmap_contains(bm, 0));
+    roaring_bitmap_free(bm);
+}
+
+static void test_round_trip_sparse_array(void **state)
+{
+    (void)state;
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    for (uint32_t v = 7; v < 4000000000u; v += 1000003)
+        roaring_bitmap_add(bm, v);
+    size_t len;
+    assert_int_equal(encoded_cookie(bm, &len), 12346);
+    assert_round_trip(bm);
+    roaring_bitmap_free(bm);
+}
+
+/* Dense but irregular values one by one: bitset containers (not runs). */
+static void test_round_trip_bitset(void **state)
+{
+    (void)state;
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    for (uint32_t v = 3 * 65536; v < 5 * 65536; v++)
+        if (v % 3 != 0)
+            roaring_bitmap_add(bm, v);
+    size_t len;
+    assert_int_equal(encoded_cookie(bm, &len), 12346);
+    assert_true(len > 2 * 8192);
+    assert_round_trip(bm);
+    roaring_bitmap_remove(bm, 3 * 65536 + 1);
+    assert_round_trip(bm);
+    roaring_bitmap_free(bm);
+}
+
+/* A long consecutive run added value by value, then run-optimized. */
+static void test_round_trip_run(void **state)
+{
+    (void)state;
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    for (uint32_t v = 100000; v < 400000; v++)
+        roaring_bitmap_add(bm, v);
+    size_t len;
+    assert_int_equal(encoded_cookie(bm, &len) & 0xFFFF, 12347);
+    assert_true(len < 100);
+    assert_round_trip(bm);
+    /* Punch a hole into a run container and add back next to it. */
+    roaring_bitmap_remove(bm, 200000);
+    assert_round_trip(bm);
+    roaring_bitmap_add(bm, 200000);
+    roaring_bitmap_add(bm, 400000);
+    roaring_bitmap_add(bm, 99999);
+    assert_round_trip(bm);
+    roaring_bitmap_free(bm);
+}
+
+static void test_round_trip_add_many_remove(void **state)
+{
+    (void)state;
+    uint32_t vals[5000];
+    rng_seed(7);
+    for (size_t i = 0; i < ARRAY_LEN(vals); i++)
+        vals[i] = rng_below(3) == 0 ? rng32() : rng_below(200000);
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    roaring_bitmap_add_many(bm, ARRAY_LEN(vals), vals);
+    assert_round_trip(bm);
+    for (size_t i = 0; i < ARRAY_LEN(vals); i += 2)
+        roaring_bitmap_remove(bm, vals[i]);
+    assert_round_trip(bm);
+    roaring_bitmap_remove_many(bm, ARRAY_LEN(vals), vals);
+    assert_true(roaring_bitmap_is_empty(bm));
+    assert_round_trip(bm);
+    roaring_bitmap_free(bm);
+}
+
+/* Three kinds of operands (runs, bitsets, arrays) overlapping in the same keys. */
+static roaring_bitmap_t *mixed_bitmap(uint32_t seed)
+{
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    rng_seed(seed);
+    for (uint32_t v = 0; v < 70000; v++)
+        roaring_bitmap_add(bm, 65536 * (seed % 3) + v); /* a run across a key boundary */
+    for (int i = 0; i < 30000; i++)
+        roaring_bitmap_add(bm, 4 * 65536 + rng_below(65536)); /* bitset */
+    for (int i = 0; i < 500; i++)
+        roaring_bitmap_add(bm, rng_below(8) * 65536 + rng_below(65536)); /* arrays */
+    roaring_bitmap_add(bm, 4294967295u);
+    roaring_bitmap_run_optimize(bm);
+    return bm;
+}
+
+static void test_round_trip_set_operations(void **state)
+{
+    (void)state;
+    void (*const ops[])(roaring_bitmap_t *, const roaring_bitmap_t *) = {
+        roaring_bitmap_or_inplace, roaring_bitmap_and_inplace, roaring_bitmap_andnot_inplace,
+        roaring_bitmap_xor_inplace};
+    for (size_t op = 0; op < ARRAY_LEN(ops); op++) {
+        for (uint32_t s = 1; s <= 3; s++) {
+            roaring_bitmap_t *a = mixed_bitmap(s);
+            roaring_bitmap_t *b = mixed_bitmap(s + 10);
+            assert_round_trip(a);
+            ops[op](a, b);
+            assert_round_trip(a);
+            ops[op](b, a); /* now with the other side's container types */
+            assert_round_trip(b);
+            roaring_bitmap_free(a);
+            roaring_bitmap_free(b);
+        }
+    }
+}
+
+/* All 65536 keys present, from key 0 to key 65535: the largest container count,
+ * which with runs puts 0xFFFF into the cookie's high half. */
+static void test_round_trip_all_keys(void **state)
+{
+    (void)state;
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    uint32_t vals[64];
+    for (uint32_t key = 0; key < 65536; key++) {
+        for (uint32_t i = 0; i < 64; i++)
+            vals[i] = key << 16 | (key % 2 ? 1000 + i : 2 * i); /* runs and arrays */
+        roaring_bitmap_add_many(bm, 64, vals);
+    }
+    uint8_t *buf;
+    size_t len;
+    assert_true(codec_encode(bm, &buf, &len));
+    assert_int_equal(le32_at(buf), 0xFFFF0000u | 12347);
+    free(buf);
+    assert_round_trip(bm);
+
+    /* Without runs: one value per key, cookie 12346 with count 65536. */
+    roaring_bitmap_t *one = roaring_bitmap_create();
+    for (uint32_t key = 0; key < 65536; key++)
+        roaring_bitmap_add(one, key << 16 | (key ^ 0x5555));
+    assert_true(codec_encode(one, &buf, &len));
+    assert_int_equal(le32_at(buf), 12346);
+    assert_int_equal(le32_at(buf + 4), 65536);
+    free(buf);
+    assert_round_trip(one);
+    roaring_bitmap_free(one);
+    roaring_bitmap_free(bm);
+}
+
+/* ---- crafted inputs: valid edge cases ---------------------------------------- */
+
+static void assert_craft_accepted(const craft_t *c, size_t n, uint32_t cookie, uint64_t card)
+{
+    char err[128] = "";
+    bytes_t b = craft(c, n, cookie);
+    roaring_bitmap_t *bm = codec_decode(b.p, b.len, err, sizeof(err));
+    if (!bm)
+        fail_msg("rejected: %s", err);
+    assert_int_equal(roaring_bitmap_get_cardinality(bm), card);
+    roaring_bitmap_free(bm);
+    free(b.p);
+}
+
+static void test_crafted_valid(void **state)
+{
+    (void)state;
+    const uint16_t arr[] = {1, 5, 65535};
+    const uint16_t adjacent[] = {2, 0, 9, 10, 9}; /* [0,9] and [10,19] */
+    const uint16_t full[] = {1, 0, 65535};
+    /* A run cookie with no run container and no offsets (3 containers). */
+    craft_t no_runs[] = {{.key = 0, .card = 3, .words = arr, .nwords = 3},
+                         {.key = 9, .card = 3, .words = arr, .nwords = 3},
+                         {.key = 65535, .card = 3, .words = arr, .nwords = 3}};
+    assert_craft_accepted(no_runs, 3, 12347, 9);
+    /* Adjacent runs are not merged by every writer; they are well formed. */
+    craft_t adj[] = {{.key = 1, .card = 20, .run = true, .words = adjacent, .nwords = 5}};
+    assert_craft_accepted(adj, 1, 12347, 20);
+    /* A full container as one run. */
+    craft_t f[] = {{.key = 65535, .card = 65536, .run = true, .words = full, .nwords = 3}};
+    assert_craft_accepted(f, 1, 12347, 65536);
+}
+
+/* ---- crafted inputs: each kind of damage ------------------------------------ */
+
+/* A valid buffer with all three container kinds and offsets. */
+static bytes_t multi_container(uint32_t cookie)
+{
+    static const uint16_t arr[] = {3, 70, 900};
+    static const uint16_t runs[] = {2, 10, 4, 100, 0};
+    static uint16_t *bits;
+    if (!bits)
+        bits = bitset_words(0, 5000);
+    bool r = cookie == 12347;
+    craft_t c[] = {{.key = 0, .card = 3, .words = arr, .nwords = 3},
+                   {.key = 2, .card = r ? 6 : 3, .run = r, .words = r ? runs : arr, .nwords = r ? 5 : 3},
+                   {.key = 3, .card = 5000, .words = bits, .nwords = 4096},
+                   {.key = 17, .card = 3, .words = arr, .nwords = 3},
+                   {.key = 65535, .card = 3, .words = arr, .nwords = 3}};
+    return craft(c, ARRAY_LEN(c), cookie);
+}
+
+static void test_bad_cookie(void **state)
+{
+    (void)state;
+    const uint32_t cookies[] = {0, 12345, 12348, 0x303A0001u, 0xFFFFFFFFu, 0x3B300000u};
+    for (size_t i = 0; i < ARRAY_LEN(cookies); i++) {
+        bytes_t b = {0};
+        put32(&b, cookies[i]);
+        put32(&b, 0);
+        assert_rejected(b.p, b.len, "bad cookie");
+        free(b.p);
+    }
+}
+
+static void test_truncated_every_prefix(void **state)
+{
+    (void)state;
+    const uint32_t cookies[] = {12346, 12347};
+    for (size_t c = 0; c < ARRAY_LEN(cookies); c++) {
+        bytes_t b = multi_container(cookies[c]);
+        char err[128];
+        assert_true(codec_validate(b.p, b.len, err, sizeof(err)));
+        for (size_t n = 0; n < b.len; n++)
+            assert_rejected(b.p, n, "truncated");
+        free(b.p);
+    }
+}
+
+static void test_trailing_byte(void **state)
+{
+    (void)state;
+    bytes_t b = multi_container(12347);
+    put8(&b, 0);
+    assert_rejected(b.p, b.len, "1 trailing bytes");
+    free(b.p);
+    bytes_t e = {0};
+    put32(&e, 12346);
+    put32(&e, 0);
+    put8(&e, 0);
+    assert_rejected(e.p, e.len, "trailing");
+    free(e.p);
+}
+
+static void test_keys_not_increasing(void **state)
+{
+    (void)state;
+    const uint16_t arr[] = {1};
+    craft_t equal[] = {{.key = 5, .card = 1, .words = arr, .nwords = 1},
+                       {.key = 5, .card = 1, .words = arr, .nwords = 1}};
+    assert_craft_rejected(equal, 2, 12346, "container 1: keys not strictly increasing");
+    craft_t decreasing[] = {{.key = 5, .card = 1, .words = arr, .nwords = 1},
+                            {.key = 6, .card = 1, .words = arr, .nwords = 1},
+                            {.key = 4, .card = 1, .words = arr, .nwords = 1}};
+    assert_craft_rejected(decreasing, 3, 12347, "container 2: keys not strictly increasing");
+}
+
+static void test_array_damage(void **state)
+{
+    (void)state;
+    const uint16_t unsorted[] = {1, 9, 4};
+    const uint16_t dup[] = {1, 4, 4, 9};
+    craft_t u[] = {{.key = 0, .card = 3, .words = unsorted, .nwords = 3}};
+    assert_craft_rejected(u, 1, 12346, "container 0: array not strictly increasing");
+    craft_t d[] = {{.key = 0, .card = 1, .words = unsorted, .nwords = 1},
+                   {.key = 1, .card = 4, .words = dup, .nwords = 4}};
+    assert_craft_rejected(d, 2, 12346, "container 1: array not strictly increasing");
+
+    /* An "array" of 4097 values cannot be expressed: the format reads a non-run
+     * container with more than 4096 values as a bitset, so it fails as one. */
+    uint16_t *big = malloc(4097 * sizeof(*big));
+    assert_non_null(big);
+    for (uint16_t i = 0; i < 4097; i++)
+        big[i] = (uint16_t)(i * 3);
+    craft_t a[] = {{.key = 0, .card = 4097, .words = big, .nwords = 4097}};
+    assert_craft_rejected(a, 1, 12346, "container 0: bitset popcount");
+    free(big);
+}
+
+static void test_bitset_popcount(void **state)
+{
+    (void)state;
+    uint16_t *bits = bitset_words(100, 10100); /* 10000 values */
+    craft_t more[] = {{.key = 7, .card = 10001, .words = bits, .nwords = 4096}};
+    assert_craft_rejected(more, 1, 12346, "container 0: bitset popcount 10000 != cardinality 10001");
+    craft_t less[] = {{.key = 7, .card = 9999, .words = bits, .nwords = 4096}};
+    assert_craft_rejected(less, 1, 12346, "bitset popcount 10000 != cardinality 9999");
+    craft_t ok[] = {{.key = 7, .card = 10000, .words = bits, .nwords = 4096}};
+    assert_craft_accepted(ok, 1, 12346, 10000);
+    free(bits);
+}
+
+static void test_run_damage(void **state)
+{
+    (void)state;
+    const uint16_t empty[] = {0};
+    const uint16_t overlap[] = {2, 10, 5, 15, 5};      /* [10,15] and [15,20] */
+    const uint16_t unsorted[] = {2, 100, 0, 10, 0};    /* 100 then 10 */
+    const uint16_t past_end[] = {1, 65530, 6};          /* [65530, 65536] */
+    const uint16_t wrong_sum[] = {2, 0, 9, 20, 9};      /* 20 values */
+    const uint16_t contained[] = {2, 10, 100, 20, 5};   /* second inside first */
+    craft_t c[] = {{.key = 3, .card = 1, .run = true, .words = empty, .nwords = 1}};
+    assert_craft_rejected(c, 1, 12347, "container 0: empty run container");
+    c[0] = (craft_t){.key = 3, .card = 12, .run = true, .words = overlap, .nwords = 5};
+    assert_craft_rejected(c, 1, 12347, "container 0: runs overlap");
+    c[0] = (craft_t){.key = 3, .card = 107, .run = true, .words = contained, .nwords = 5};
+    assert_craft_rejected(c, 1, 12347, "container 0: runs overlap");
+    c[0] = (craft_t){.key = 3, .card = 2, .run = true, .words = unsorted, .nwords = 5};
+    assert_craft_rejected(c, 1, 12347, "container 0: runs not sorted");
+    c[0] = (craft_t){.key = 3, .card = 7, .run = true, .words = past_end, .nwords = 3};
+    assert_craft_rejected(c, 1, 12347, "container 0: run past 65535");
+    c[0] = (craft_t){.key = 3, .card = 21, .run = true, .words = wrong_sum, .nwords = 5};
+    assert_craft_rejected(c, 1, 12347, "container 0: run cardinality 20 != declared 21");
+    c[0].card = 20;
+    assert_craft_accepted(c, 1, 12347, 20);
+}
+
+static void test_wrong_offsets(void **state)
+{
+    (void)state;
+    const uint32_t cookies[] = {12346, 12347};
+    for (size_t i = 0; i < ARRAY_LEN(cookies); i++) {
+        bytes_t b = multi_container(cookies[i]);
+        /* offsets start after cookie (+count or run flags) and 5 key/card pairs */
+        size_t offsets_at = (cookies[i] == 12346 ? 8 : 5) + 5 * 4;
+        for (size_t k = 0; k < 5; k++) {
+            size_t at = offsets_at + 4 * k;
+            uint32_t good = le32_at(b.p + at);
+            const uint32_t bad[] = {good + 1, good - 1, 0, 0xFFFFFFFFu};
+            for (size_t j = 0; j < ARRAY_LEN(bad); j++) {
+                char why[64];
+                snprintf(why, sizeof(why), "container %zu: offset", k);
+                patch32(&b, at, bad[j]);
+                assert_rejected(b.p, b.len, why);
+            }
+            patch32(&b, at, good);
+        }
+        char err[128];
+        assert_true(codec_validate(b.p, b.len, err, sizeof(err)));
+        free(b.p);
+    }
+}
+
+static void test_nonzero_run_flag_padding(void **state)
+{
+    (void)state;
+    bytes_t b = multi_container(12347);
+    b.p[4] |= 0x80; /* flag for a sixth container that does not exist */
+    assert_rejected(b.p, b.len, "nonzero padding in run flags");
+    free(b.p);
+}
+
+static void test_container_count_and_huge_sizes(void **state)
+{
+    (void)state;
+    const uint32_t counts[] = {65537, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu};
+    for (size_t i = 0; i < ARRAY_LEN(counts); i++) {
+        bytes_t b = {0};
+        put32(&b, 12346);
+        put32(&b, counts[i]);
+        assert_rejected(b.p, b.len, "> 65536");
+        free(b.p);
+    }
+    /* Largest legal counts with nothing behind them. */
+    bytes_t b = {0};
+    put32(&b, 12346);
+    put32(&b, 65536);
+    assert_rejected(b.p, b.len, "truncated key/cardinality header");
+    free(b.p);
+    b = (bytes_t){0};
+    put32(&b, 0xFFFF0000u | 12347);
+    assert_rejected(b.p, b.len, "truncated run flags");
+    free(b.p);
+    /* 65535 runs declared, 2 given. */
+    const uint16_t many[] = {65535, 0, 0, 10, 0};
+    craft_t c[] = {{.key = 0, .card = 2, .run = true, .words = many, .nwords = 5}};
+    assert_craft_rejected(c, 1, 12347, "container 0: truncated runs");
+    /* Every array declares 4096 values but the buffer ends early. */
+    bytes_t h = {0};
+    put32(&h, 12346);
+    put32(&h, 3);
+    for (uint16_t k = 0; k < 3; k++) {
+        put16(&h, k);
+        put16(&h, 4095);
+    }
+    for (uint32_t k = 0; k < 3; k++)
+        put32(&h, 0xFFFFFFF0u);
+    assert_rejected(h.p, h.len, "container 0: offset");
+    free(h.p);
+    /* A claimed length beyond the limit is rejected before any byte is read. */
+    uint8_t small[8] = {0x3A, 0x30, 0, 0, 0, 0, 0, 0};
+    char err[128];
+    assert_false(codec_validate(small, CODEC_MAX_BYTES + 1, err, sizeof(err)));
+    assert_non_null(strstr(err, "too large"));
+    assert_false(codec_validate(small, SIZE_MAX, err, sizeof(err)));
+    assert_null(codec_decode(small, SIZE_MAX, err, sizeof(err)));
+    /* A NULL err is allowed. */
+    assert_false(codec_validate(small, 3, NULL, 0));
+}
+
+/* Crafted input that crashes CRoaring 0.2.66: 134 bytes, nine containers, an
+ * empty run container and a run whose declared cardinality is wrong. On this
+ * machine roaring_bitmap_portable_deserialize_safe accepts exactly these bytes
+ * and roaring_init_iterator then dereferences NULL, so they must never reach it. */
+static void test_crafted_134_bytes(void **state)
+{
+    (void)state;
+    const uint16_t empty[] = {0};
+    const uint16_t run[] = {1, 0, 99};        /* 100 values declared as 50 */
+    const uint16_t a3[] = {1, 2, 3};
+    const uint16_t a6[] = {1, 2, 3, 4, 5, 6};
+    craft_t c[9] = {{.key = 0, .card = 1, .run = true, .words = empty, .nwords = 1},
+                    {.key = 1, .card = 50, .run = true, .words = run, .nwords = 3}};
+    for (uint16_t k = 2; k < 8; k++)
+        c[k] = (craft_t){.key = k, .card = 3, .words = a3, .nwords = 3};
+    c[8] = (craft_t){.key = 8, .card = 6, .words = a6, .nwords = 6};
+    bytes_t b = craft(c, 9, 12347);
+    assert_int_equal(b.len, 134);
+    char err[128] = "";
+    assert_null(codec_decode(b.p, b.len, err, sizeof(err)));
+    assert_string_equal(err, "container 0: empty run container");
+    /* With the empty run fixed, the wrong cardinality is still caught. */
+    const uint16_t one[] = {1, 5, 0};
+    c[0].words = one;
+    c[0].nwords = 3;
+    bytes_t b2 = craft(c, 9, 12347);
+    assert_null(codec_decode(b2.p, b2.len, err, sizeof(err)));
+    assert_string_equal(err, "container 1: run cardinality 100 != declared 50");
+    free(b.p);
+    free(b2.p);
+}
+
+/* ---- randomized ----------------------------------------------------------------- */
+
+/* Values cluster in a few keys (so containers change kind) plus the extremes. */
+static uint32_t random_value(void)
+{
+    static const uint32_t keys[] = {0, 1, 2, 5, 100, 65534, 65535};
+    if (rng_below(10) == 0)
+        return rng32();
+    return keys[rng_below(ARRAY_LEN(keys))] << 16 | rng_below(65536);
+}
+
+static roaring_bitmap_t *random_bitmap(void);
+
+static void mutate(roaring_bitmap_t *bm)
+{
+    uint32_t start = random_value(), n = rng_below(3000) + 1;
+    roaring_bitmap_t *other;
+    switch (rng_below(9)) {
+    case 0:
+        for (uint32_t i = 0; i < n; i++)
+            roaring_bitmap_add(bm, random_value());
+        break;
+    case 1: {
+        uint32_t vals[512];
+        for (size_t i = 0; i < ARRAY_LEN(vals); i++)
+            vals[i] = rng_below(2) ? start + (uint32_t)i : random_value();
+        roaring_bitmap_add_many(bm, ARRAY_LEN(vals), vals);
+        break;
+    }
+    case 2: /* remove members, some of them inside runs */
+        for (uint32_t i = 0; i < n && !roaring_bitmap_is_empty(bm); i++) {
+            uint32_t v;
+            uint64_t card = roaring_bitmap_get_cardinality(bm);
+            if (roaring_bitmap_select(bm, rng_below((uint32_t)(card > UINT32_MAX ? UINT32_MAX : card)), &v))
+                roaring_bitmap_remove(bm, v);
+        }
+        break;
+    case 3: /* a dense range one by one, possibly crossing keys and wrapping at 2^32 */
+        n = rng_below(80000);
+        for (uint32_t i = 0; i < n; i++)
+            roaring_bitmap_add(bm, start + i);
+        break;
+    case 4: /* dense, irregular: bitset containers */
+        for (uint32_t i = 0; i < 20000; i++)
+            roaring_bitmap_add(bm, start + i * (1 + rng_below(3)));
+        break;
+    case 5:
+        roaring_bitmap_run_optimize(bm);
+        break;
+    default: {
+        void (*const ops[])(roaring_bitmap_t *, const roaring_bitmap_t *) = {
+            roaring_bitmap_or_inplace, roaring_bitmap_and_inplace,
+            roaring_bitmap_andnot_inplace, roaring_bitmap_xor_inplace};
+        other = random_bitmap();
+        ops[rng_below(4)](bm, other);
+        roaring_bitmap_free(other);
+        break;
+    }
+    }
+}
+
+static roaring_bitmap_t *random_bitmap(void)
+{
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    uint32_t start = random_value();
+    for (uint32_t i = 0, n = rng_below(70000); i < n; i++)
+        roaring_bitmap_add(bm, start + i);
+    for (uint32_t i = 0, n = rng_below(5000); i < n; i++)
+        roaring_bitmap_add(bm, random_value());
+    if (rng_below(2))
+        roaring_bitmap_run_optimize(bm);
+    return bm;
+}
+
+static void test_random_round_trips(void **state)
+{
+    (void)state;
+    rng_seed(20240601);
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    for (int iter = 0; iter < 400; iter++) {
+        mutate(bm);
+        if (roaring_bitmap_get_cardinality(bm) > 2000000)
+            roaring_bitmap_clear(bm); /* keep the test fast */
+        roaring_bitmap_t *before = roaring_bitmap_copy(bm);
+        assert_round_trip(bm);
+        /* run_optimize inside codec_encode must not change the contents */
+        assert_true(roaring_bitmap_equals(before, bm));
+        roaring_bitmap_free(before);
+    }
+    roaring_bitmap_free(bm);
+}
+
+static bool count_value(uint32_t value, void *param)
+{
+    (void)value;
+    ++*(uint64_t *)param;
+    return true;
+}
+
+/* Decodes one corrupted buffer: it is rejected, or it is a bitmap CRoaring can
+ * fully use and whose re-encoding validates. */
+static void check_corrupted(const uint8_t *p, size_t len)
+{
+    char err[128];
+    uint8_t *copy = exact_copy(p, len);
+    bool valid = codec_validate(copy, len, err, sizeof(err));
+    roaring_bitmap_t *bm = codec_decode(copy, len, err, sizeof(err));
+    assert_int_equal(valid, bm != NULL);
+    if (bm) {
+        uint64_t n = 0;
+        roaring_iterate(bm, count_value, &n);
+        assert_int_equal(n, roaring_bitmap_get_cardinality(bm));
+        uint8_t *out;
+        size_t outlen;
+        assert_true(codec_encode(bm, &out, &outlen));
+        assert_true(codec_validate(out, outlen, err, sizeof(err)));
+        free(out);
+        roaring_bitmap_free(bm);
+    }
+    free(copy);
+}
+
+static void test_random_corruptions(void **state)
+{
+    (void)state;
+    rng_seed(99);
+    int accepted = 0, total = 0;
+    for (int iter = 0; iter < 60; iter++) {
+        roaring_bitmap_t *bm = random_bitmap();
+        for (int m = 0; m < 3; m++)
+            mutate(bm);
+        uint8_t *buf;
+        size_t len;
+        assert_true(codec_encode(bm, &buf, &len));
+        for (int c = 0; c < 60; c++) {
+            /* Half the corruptions hit the first 64 bytes, where the headers are. */
+            size_t at = rng_below(2) ? rng_below((uint32_t)(len < 64 ? len : 64)) : rng_below((uint32_t)len);
+            uint8_t old = buf[at];
+            buf[at] = (uint8_t)(old ^ (1 + rng_below(255)));
+            char err[128];
+            accepted += codec_validate(buf, len, err, sizeof(err));
+            total++;
+            check_corrupted(buf, len);
+            buf[at] = old;
+        }
+        free(buf);
+        roaring_bitmap_free(bm);
+    }
+    /* Bitset bit flips are legitimately undetectable only when cardinality
+     * matches, so most corruptions must be rejected. */
+    print_message("corruptions: %d of %d accepted as valid\n", accepted, total);
+    assert_true(accepted < total);
+}
+
+/* ---- codec_keep_from ------------------------------------------------------------ */
+
+struct filter {
+    roaring_bitmap_t *out;
+    uint32_t bound;
+};
+
+static bool keep_naive(uint32_t value, void *param)
+{
+    struct filter *f = param;
+    if (value >= f->bound)
+        roaring_bitmap_add(f->out, value);
+    return true;
+}
+
+static void assert_keep_from(const roaring_bitmap_t *bm, uint32_t bound)
+{
+    struct filter f = {roaring_bitmap_create(), bound};
+    roaring_iterate(bm, keep_naive, &f);
+    roaring_bitmap_t *got = codec_keep_from(bm, bound);
+    assert_non_null(got);
+    if (!roaring_bitmap_equals(got, f.out))
+        fail_msg("keep_from(%u): %llu values, expected %llu", bound,
+                 (unsigned long long)roaring_bitmap_get_cardinality(got),
+                 (unsigned long long)roaring_bitmap_get_cardinality(f.out));
+    assert_round_trip(got);
+    roaring_bitmap_free(got);
+    roaring_bitmap_free(f.out);
+}
+
+static void test_keep_from(void **state)
+{
+    (void)state;
+    roaring_bitmap_t *empty = roaring_bitmap_create();
+    assert_keep_from(empty, 0);
+    assert_keep_from(empty, 4294967295u);
+    roaring_bitmap_free(empty);
+
+    rng_seed(5);
+    for (int iter = 0; iter < 40; iter++) {
+        roaring_bitmap_t *bm = random_bitmap();
+        mutate(bm);
+        roaring_bitmap_t *copy = roaring_bitmap_copy(bm);
+        uint32_t bounds[12] = {0, 1, 65535, 65536, 4294967295u, random_value(), rng32()};
+        size_t nb = 7;
+        if (!roaring_bitmap_is_empty(bm)) {
+            uint32_t min = roaring_bitmap_minimum(bm), max = roaring_bitmap_maximum(bm), mid;
+            bounds[nb++] = min;
+            bounds[nb++] = max;
+            bounds[nb++] = max + 1;
+            if (roaring_bitmap_select(bm, (uint32_t)(roaring_bitmap_get_cardinality(bm) / 2), &mid)) {
+                bounds[nb++] = mid;
+                bounds[nb++] = mid + 1;
+            }
+        }
+        for (size_t i = 0; i < nb; i++)
+            assert_keep_from(bm, bounds[i]);
+        assert_true(roaring_bitmap_equals(bm, copy)); /* bm is untouched */
+        roaring_bitmap_free(copy);
+        roaring_bitmap_free(bm);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_crc32c),
+        cmocka_unit_test(test_round_trip_empty),
+        cmocka_unit_test(test_round_trip_extremes),
+        cmocka_unit_test(test_round_trip_sparse_array),
+        cmocka_unit_test(test_round_trip_bitset),
+        cmocka_unit_test(test_round_trip_run),
+        cmocka_unit_test(test_round_trip_add_many_remove),
+        cmocka_unit_test(test_round_trip_set_operations),
+        cmocka_unit_test(test_round_trip_all_keys),
+        cmocka_unit_test(test_crafted_valid),
+        cmocka_unit_test(test_bad_cookie),
+        cmocka_unit_test(test_truncated_every_prefix),
+        cmocka_unit_test(test_trailing_byte),
+        cmocka_unit_test(test_keys_not_increasing),
+        cmocka_unit_test(test_array_damage),
+        cmocka_unit_test(test_bitset_popcount),
+        cmocka_unit_test(test_run_damage),
+        cmocka_unit_test(test_wrong_offsets),
+        cmocka_unit_test(test_nonzero_run_flag_padding),
+        cmocka_unit_test(test_container_count_and_huge_sizes),
+        cmocka_unit_test(test_crafted_134_bytes),
+        cmocka_unit_test(test_random_round_trips),
+        cmocka_unit_test(test_random_corruptions),
+        cmocka_unit_test(test_keep_from),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
