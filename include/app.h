@@ -1,0 +1,18 @@
+/* app.h — the process-wide objects every handler reaches through its request. */
+#ifndef BITMAPD_APP_H
+#define BITMAPD_APP_H
+
+#include <event2/event.h>
+
+#include "config.h"
+#include "db.h"
+#include "store.h"
+
+struct app {
+    const struct config *cfg;
+    struct event_base *base;
+    struct db *db;
+    struct store *store;
+};
+
+#endif

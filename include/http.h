@@ -1,0 +1,64 @@
+/* http.h — the HTTP/JSON front end: one evhttp server, the route table, and the
+ * helpers every handler uses to parse input and answer exactly once. */
+#ifndef BITMAPD_HTTP_H
+#define BITMAPD_HTTP_H
+
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <jansson.h>
+
+#include "app.h"
+#include "router.h"
+
+/* One request in flight. Created by the server, freed by http_reply_*(): every
+ * handler path ends in exactly one reply, also after the client went away. */
+struct http_ctx {
+    struct app *app;
+    struct evhttp_request *req;
+    const struct route *route;
+    struct route_match match;
+    struct evkeyvalq query;
+    json_t *body;           /* parsed JSON object for POST/PUT, else NULL */
+    bool has_if_match;
+    int64_t if_match;
+    bool gone;              /* the client disconnected: the reply goes nowhere */
+    void (*on_gone)(struct http_ctx *c); /* set by a handler with work in flight */
+    void *op;               /* the handler's state */
+};
+
+struct http_server;
+
+/* Binds address:port from cfg. Returns NULL (and logs why) on failure. */
+struct http_server *http_server_new(struct app *app) WUR;
+void http_server_free(struct http_server *srv);
+
+/* The route table, for --routes and the OpenAPI check. */
+const struct route *http_routes(size_t *n);
+
+/* Sends obj (reference stolen) with status; etag >= 0 adds an ETag header. Frees c. */
+void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag);
+/* Sends {"error": {"code": code, "message": …}}. Frees c. */
+void http_reply_error(struct http_ctx *c, int status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Parsers that answer 400 themselves and return false on bad input. */
+bool http_param_user_or_reply(struct http_ctx *c, int idx, int64_t *out) WUR;
+bool http_param_msg_or_reply(struct http_ctx *c, int idx, uint32_t *out) WUR;
+/* Query parameter as an integer in [min, max]; absent → *present = false. */
+bool http_query_int_or_reply(struct http_ctx *c, const char *name, int64_t min, int64_t max,
+                             int64_t *out, bool *present) WUR;
+/* Every query parameter must be one of the NULL-terminated names. */
+bool http_query_only_or_reply(struct http_ctx *c, const char *const *names) WUR;
+/* Requires a JSON object body. */
+bool http_body_or_reply(struct http_ctx *c) WUR;
+/* A JSON array of integers in [min, max] of at most [http] max_ids_per_request
+ * entries, sorted and de-duplicated into a malloc'ed array (caller frees). */
+bool http_json_ids_or_reply(struct http_ctx *c, const json_t *arr, const char *field, int64_t min,
+                            int64_t max, int64_t **out, size_t *n) WUR;
+/* Checks that only the listed fields are present in the body. */
+bool http_body_fields_or_reply(struct http_ctx *c, const char *const *names) WUR;
+
+#define USER_ID_MAX INT64_MAX
+#define MSG_ID_MAX 4294967295LL
+
+#endif

@@ -1,0 +1,409 @@
+/* http.c — the HTTP server: limits, routing through the table below, request
+ * parsing helpers, JSON replies, and safe handling of clients that leave early. */
+#include "http.h"
+
+#include <errno.h>
+#include <event2/buffer.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include "health.h"
+#include "inbox.h"
+#include "log.h"
+
+/* The HTTP API. docs/openapi.yaml must describe every row (a test checks). */
+static const struct route routes[] = {
+    {"GET", "/healthz", health_get, "healthz"},
+    {"POST", "/v1/users/{user}/pushes", inbox_push, "push"},
+    {"POST", "/v1/pushes", inbox_fanout, "fanout"},
+    {"POST", "/v1/users/{user}/reads", inbox_read, "read"},
+    {"GET", "/v1/users/{user}/messages/{msg}", inbox_message, "message"},
+    {"DELETE", "/v1/users/{user}/messages/{msg}", inbox_retract, "retract"},
+    {"GET", "/v1/users/{user}/messages", inbox_list, "list"},
+    {"GET", "/v1/users/{user}/unread", inbox_unread, "unread"},
+    {"POST", "/v1/users/{user}/history/drop", inbox_drop_user, "drop_user"},
+    {"GET", "/v1/users/{user}/periods", inbox_user_periods, "user_periods"},
+    {"GET", "/v1/periods", inbox_periods_list, "periods"},
+    {"PUT", "/v1/periods/{period}", inbox_period_put, "period_put"},
+};
+
+const struct route *http_routes(size_t *n)
+{
+    *n = ARRAY_LEN(routes);
+    return routes;
+}
+
+struct http_server {
+    struct app *app;
+    struct evhttp *http;
+};
+
+/* ---- replies ------------------------------------------------------------------ */
+
+static void ctx_free(struct http_ctx *c)
+{
+    evhttp_clear_headers(&c->query);
+    if (c->body) json_decref(c->body);
+    free(c);
+}
+
+static void conn_closed(struct evhttp_connection *evcon, void *arg)
+{
+    struct http_ctx *c = arg;
+    c->gone = true;
+    if (c->on_gone) c->on_gone(c);
+}
+
+static const char *reason_phrase(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 412: return "Precondition Failed";
+    case 413: return "Payload Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Status";
+    }
+}
+
+void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag)
+{
+    struct evhttp_request *req = c->req;
+
+    if (c->gone) {
+        /* libevent keeps an unfinished request alive for us after its connection
+         * died; sending releases it. The connection itself must not be touched. */
+        json_decref(obj);
+        evhttp_send_reply(req, status, reason_phrase(status), NULL);
+        ctx_free(c);
+        return;
+    }
+    evhttp_connection_set_closecb(evhttp_request_get_connection(req), NULL, NULL);
+    struct evkeyvalq *out = evhttp_request_get_output_headers(req);
+    struct evbuffer *buf = evbuffer_new();
+    char *text = json_dumps(obj, JSON_COMPACT);
+    json_decref(obj);
+    evhttp_add_header(out, "Content-Type", "application/json");
+    if (etag >= 0) {
+        char tag[32];
+        snprintf(tag, sizeof(tag), "\"%lld\"", (long long)etag);
+        evhttp_add_header(out, "ETag", tag);
+    }
+    if (buf && text) {
+        evbuffer_add(buf, text, strlen(text));
+        evbuffer_add(buf, "\n", 1);
+    }
+    log_debug("msg=\"http reply\" route=%s status=%d", c->route ? c->route->name : "-", status);
+    evhttp_send_reply(req, status, reason_phrase(status), buf);
+    if (buf) evbuffer_free(buf);
+    free(text);
+    ctx_free(c);
+}
+
+void http_reply_error(struct http_ctx *c, int status, const char *code, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (status >= 500)
+        log_warn("msg=\"request failed\" route=%s status=%d code=%s detail=\"%s\"",
+                 c->route ? c->route->name : "-", status, code, msg);
+    http_reply_json(c, status, json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg), -1);
+}
+
+/* ---- parsing helpers ------------------------------------------------------------ */
+
+/* Decimal digits only (no sign, no spaces), value in [0, max]. */
+static bool parse_decimal(const char *s, int64_t max, int64_t *out)
+{
+    uint64_t v = 0;
+    if (!*s || strlen(s) > 20) return false;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return false;
+        if (v > (UINT64_MAX - 9) / 10) return false;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    if (v > (uint64_t)max) return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+bool http_param_user_or_reply(struct http_ctx *c, int idx, int64_t *out)
+{
+    if (c->match.param_truncated[idx] || !parse_decimal(c->match.params[idx], USER_ID_MAX, out)) {
+        http_reply_error(c, 400, "invalid_id", "user id must be an integer from 0 to %lld",
+                         (long long)USER_ID_MAX);
+        return false;
+    }
+    return true;
+}
+
+bool http_param_msg_or_reply(struct http_ctx *c, int idx, uint32_t *out)
+{
+    int64_t v;
+    if (c->match.param_truncated[idx] || !parse_decimal(c->match.params[idx], MSG_ID_MAX, &v)) {
+        http_reply_error(c, 400, "invalid_id", "message id must be an integer from 0 to %lld",
+                         MSG_ID_MAX);
+        return false;
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
+bool http_query_int_or_reply(struct http_ctx *c, const char *name, int64_t min, int64_t max,
+                             int64_t *out, bool *present)
+{
+    const char *s = evhttp_find_header(&c->query, name);
+    int64_t v;
+    bool neg = s && s[0] == '-';
+
+    *present = s != NULL;
+    if (!s) return true;
+    if (!parse_decimal(neg ? s + 1 : s, INT64_MAX, &v) || (neg ? -v : v) < min || (neg ? -v : v) > max) {
+        http_reply_error(c, 400, "invalid_parameter", "%s must be an integer from %lld to %lld", name,
+                         (long long)min, (long long)max);
+        return false;
+    }
+    *out = neg ? -v : v;
+    return true;
+}
+
+bool http_query_only_or_reply(struct http_ctx *c, const char *const *names)
+{
+    struct evkeyval *kv;
+    TAILQ_FOREACH(kv, &c->query, next)
+    {
+        bool known = false;
+        for (const char *const *n = names; *n && !known; n++) known = strcmp(*n, kv->key) == 0;
+        if (!known) {
+            http_reply_error(c, 400, "invalid_parameter", "unknown query parameter '%.64s'", kv->key);
+            return false;
+        }
+        if (evhttp_find_header(&c->query, kv->key) != kv->value) {
+            http_reply_error(c, 400, "invalid_parameter", "query parameter '%.64s' given twice", kv->key);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool http_body_or_reply(struct http_ctx *c)
+{
+    if (!c->body) {
+        http_reply_error(c, 400, "invalid_json", "this request needs a JSON object body");
+        return false;
+    }
+    return true;
+}
+
+bool http_body_fields_or_reply(struct http_ctx *c, const char *const *names)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(c->body, key, val)
+    {
+        bool known = false;
+        for (const char *const *n = names; *n && !known; n++) known = strcmp(*n, key) == 0;
+        if (!known) {
+            http_reply_error(c, 400, "invalid_body", "unknown field '%.64s'", key);
+            return false;
+        }
+    }
+    return true;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+bool http_json_ids_or_reply(struct http_ctx *c, const json_t *arr, const char *field, int64_t min,
+                            int64_t max, int64_t **out, size_t *n)
+{
+    size_t len, i, uniq = 0;
+    int64_t *ids;
+
+    if (!json_is_array(arr)) {
+        http_reply_error(c, 400, "invalid_body", "'%s' must be an array of integers", field);
+        return false;
+    }
+    len = json_array_size(arr);
+    if (len > (size_t)c->app->cfg->http_max_ids) {
+        http_reply_error(c, 413, "too_many_ids", "'%s' has %zu entries; the limit is %d", field, len,
+                         c->app->cfg->http_max_ids);
+        return false;
+    }
+    ids = malloc((len ? len : 1) * sizeof(*ids));
+    if (!ids) {
+        http_reply_error(c, 500, "internal", "out of memory");
+        return false;
+    }
+    for (i = 0; i < len; i++) {
+        json_t *v = json_array_get(arr, i);
+        if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
+            free(ids);
+            http_reply_error(c, 400, "invalid_id", "'%s'[%zu] must be an integer from %lld to %lld",
+                             field, i, (long long)min, (long long)max);
+            return false;
+        }
+        ids[i] = json_integer_value(v);
+    }
+    qsort(ids, len, sizeof(*ids), cmp_i64);
+    for (i = 0; i < len; i++)
+        if (uniq == 0 || ids[uniq - 1] != ids[i]) ids[uniq++] = ids[i];
+    *out = ids;
+    *n = uniq;
+    return true;
+}
+
+/* ---- request entry ------------------------------------------------------------------ */
+
+static const char *method_name(enum evhttp_cmd_type t)
+{
+    switch (t) {
+    case EVHTTP_REQ_GET: return "GET";
+    case EVHTTP_REQ_POST: return "POST";
+    case EVHTTP_REQ_PUT: return "PUT";
+    case EVHTTP_REQ_DELETE: return "DELETE";
+    case EVHTTP_REQ_HEAD: return "HEAD";
+    case EVHTTP_REQ_PATCH: return "PATCH";
+    case EVHTTP_REQ_OPTIONS: return "OPTIONS";
+    default: return "OTHER";
+    }
+}
+
+/* If-Match: "N", N, W/"N" or *. */
+static bool parse_if_match_or_reply(struct http_ctx *c)
+{
+    const char *h = evhttp_find_header(evhttp_request_get_input_headers(c->req), "If-Match");
+    char buf[32];
+    size_t len;
+
+    if (!h || strcmp(h, "*") == 0) return true;
+    if (strncmp(h, "W/", 2) == 0) h += 2;
+    len = strlen(h);
+    if (len >= 2 && h[0] == '"' && h[len - 1] == '"') {
+        h++;
+        len -= 2;
+    }
+    if (len == 0 || len >= sizeof(buf)) goto bad;
+    memcpy(buf, h, len);
+    buf[len] = '\0';
+    if (!parse_decimal(buf, INT64_MAX, &c->if_match)) goto bad;
+    c->has_if_match = true;
+    return true;
+bad:
+    http_reply_error(c, 400, "invalid_header", "If-Match must be a version as sent in ETag");
+    return false;
+}
+
+static bool parse_body_or_reply(struct http_ctx *c)
+{
+    struct evbuffer *in = evhttp_request_get_input_buffer(c->req);
+    size_t len = evbuffer_get_length(in);
+    json_error_t jerr;
+
+    if (len == 0) return true;
+    if (len > (size_t)c->app->cfg->http_max_body_bytes) {
+        http_reply_error(c, 413, "payload_too_large", "body of %zu bytes exceeds the limit of %d", len,
+                         c->app->cfg->http_max_body_bytes);
+        return false;
+    }
+    c->body = json_loadb((const char *)evbuffer_pullup(in, -1), len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!c->body) {
+        http_reply_error(c, 400, "invalid_json", "malformed JSON at line %d column %d: %s", jerr.line,
+                         jerr.column, jerr.text);
+        return false;
+    }
+    if (!json_is_object(c->body)) {
+        http_reply_error(c, 400, "invalid_json", "the body must be a JSON object");
+        return false;
+    }
+    return true;
+}
+
+static void http_entry(struct evhttp_request *req, void *arg)
+{
+    struct http_server *srv = arg;
+    struct http_ctx *c = calloc(1, sizeof(*c));
+    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+    const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+    const char *q = uri ? evhttp_uri_get_query(uri) : NULL;
+
+    if (!c) {
+        evhttp_send_error(req, 500, "out of memory");
+        return;
+    }
+    c->app = srv->app;
+    c->req = req;
+    TAILQ_INIT(&c->query);
+    if (!path || !*path) path = "/";
+    switch (router_match(routes, ARRAY_LEN(routes), method_name(evhttp_request_get_command(req)), path,
+                         &c->match)) {
+    case ROUTE_NOT_FOUND:
+        http_reply_error(c, 404, "not_found", "no such resource: %.200s", path);
+        return;
+    case ROUTE_BAD_METHOD:
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", c->match.allow);
+        http_reply_error(c, 405, "method_not_allowed", "%s is not allowed here; allowed: %s",
+                         method_name(evhttp_request_get_command(req)), c->match.allow);
+        return;
+    case ROUTE_FOUND:
+        break;
+    }
+    c->route = c->match.route;
+    if (q && evhttp_parse_query_str(q, &c->query) != 0) {
+        http_reply_error(c, 400, "invalid_parameter", "malformed query string");
+        return;
+    }
+    if (!parse_if_match_or_reply(c) || !parse_body_or_reply(c)) return;
+    evhttp_connection_set_closecb(evhttp_request_get_connection(req), conn_closed, c);
+    c->route->handler(c);
+}
+
+struct http_server *http_server_new(struct app *app)
+{
+    struct http_server *srv = calloc(1, sizeof(*srv));
+    const struct config *cfg = app->cfg;
+
+    if (!srv) return NULL;
+    srv->app = app;
+    srv->http = evhttp_new(app->base);
+    if (!srv->http) goto err;
+    /* evhttp rejects (with its own 413 page) only bodies far past our limit; bodies
+     * between the two get our JSON 413 from parse_body_or_reply() */
+    evhttp_set_max_body_size(srv->http, (ev_ssize_t)cfg->http_max_body_bytes * 2);
+    evhttp_set_max_headers_size(srv->http, cfg->http_max_header_bytes);
+    evhttp_set_timeout(srv->http, cfg->http_timeout_s);
+    evhttp_set_allowed_methods(srv->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_PUT |
+                                              EVHTTP_REQ_DELETE | EVHTTP_REQ_HEAD |
+                                              EVHTTP_REQ_PATCH | EVHTTP_REQ_OPTIONS);
+    evhttp_set_gencb(srv->http, http_entry, srv);
+    if (!evhttp_bind_socket_with_handle(srv->http, cfg->http_address, (ev_uint16_t)cfg->http_port)) {
+        log_error("msg=\"cannot listen\" address=%s port=%d error=\"%s\"", cfg->http_address,
+                  cfg->http_port, strerror(errno));
+        goto err;
+    }
+    log_info("msg=\"http listening\" address=%s port=%d", cfg->http_address, cfg->http_port);
+    return srv;
+err:
+    http_server_free(srv);
+    return NULL;
+}
+
+void http_server_free(struct http_server *srv)
+{
+    if (!srv) return;
+    if (srv->http) evhttp_free(srv->http);
+    free(srv);
+}

@@ -1,0 +1,144 @@
+/* main.c — command line, configuration, and the event loop that serves HTTP. */
+#include <event2/event.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app.h"
+#include "config.h"
+#include "db.h"
+#include "http.h"
+#include "log.h"
+#include "migrate.h"
+#include "store.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: bitmapd [-c service.ini] [--set section.name=value]... [MODE]\n"
+            "modes:\n"
+            "  (none)       serve HTTP (needs [postgres] dsn or BITMAPD_DSN)\n"
+            "  --migrate    apply migrations and sql/ to the database, then exit\n"
+            "  --print-dsn  print the configured DSN (empty when none), then exit\n"
+            "  --routes     print the HTTP routes, then exit\n");
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct event_base *base = arg;
+    log_info("msg=\"stopping\" signal=%d", (int)sig);
+    event_base_loopbreak(base);
+}
+
+static int serve(struct config *cfg)
+{
+    struct app app = {.cfg = cfg};
+    struct http_server *srv = NULL;
+    struct event *sigint = NULL, *sigterm = NULL;
+    int rc = 1;
+
+    if (!*cfg->pg_dsn) {
+        log_error("msg=\"no database configured\" hint=\"set [postgres] dsn in service.ini or BITMAPD_DSN; "
+                  "make run starts an embedded one\"");
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    srand((unsigned)time(NULL) ^ (unsigned)getpid());
+    if (!(app.base = event_base_new()) || !(app.db = db_new(app.base, cfg, cfg->pg_dsn)) ||
+        !(app.store = store_new(app.db)) || !(srv = http_server_new(&app)))
+        goto done;
+    sigint = evsignal_new(app.base, SIGINT, on_signal, app.base);
+    sigterm = evsignal_new(app.base, SIGTERM, on_signal, app.base);
+    if (!sigint || !sigterm || event_add(sigint, NULL) || event_add(sigterm, NULL)) goto done;
+    event_base_dispatch(app.base);
+    rc = 0;
+done:
+    http_server_free(srv);
+    if (sigint) event_free(sigint);
+    if (sigterm) event_free(sigterm);
+    store_free(app.store);
+    db_free(app.db);
+    if (app.base) event_base_free(app.base);
+    log_info("msg=\"stopped\"");
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_SET = 256, OPT_MIGRATE, OPT_PRINT_DSN, OPT_ROUTES };
+    static const struct option opts[] = {
+        {"config", required_argument, NULL, 'c'},   {"set", required_argument, NULL, OPT_SET},
+        {"migrate", no_argument, NULL, OPT_MIGRATE}, {"print-dsn", no_argument, NULL, OPT_PRINT_DSN},
+        {"routes", no_argument, NULL, OPT_ROUTES},   {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    struct config cfg;
+    const char *path = "service.ini";
+    bool path_given = false;
+    int mode = 0, opt, nsets = 0, rc;
+    const char **sets = calloc((size_t)argc + 1, sizeof(char *));
+    char err[256];
+
+    while (sets && (opt = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'c': path = optarg; path_given = true; break;
+        case OPT_SET: sets[nsets++] = optarg; break;
+        case OPT_MIGRATE: case OPT_PRINT_DSN: case OPT_ROUTES: mode = opt; break;
+        case 'h': usage(stdout); free(sets); return 0;
+        default: usage(stderr); free(sets); return 2;
+        }
+    }
+    if (!sets || optind < argc) {
+        usage(stderr);
+        free(sets);
+        return 2;
+    }
+    config_defaults(&cfg);
+    bool ok = config_load_file(&cfg, path, path_given, err, sizeof(err));
+    const char *env_dsn = getenv("BITMAPD_DSN");
+    if (ok && env_dsn && *env_dsn) {
+        free(cfg.pg_dsn);
+        cfg.pg_dsn = strdup(env_dsn);
+    }
+    for (int i = 0; ok && i < nsets; i++) ok = config_set(&cfg, sets[i], err, sizeof(err));
+    free(sets);
+    if (ok) ok = config_validate(&cfg, err, sizeof(err));
+    if (!ok) {
+        fprintf(stderr, "bitmapd: configuration: %s\n", err);
+        config_free(&cfg);
+        return 2;
+    }
+    if (!log_parse_level(cfg.log_level, &log_current_level)) log_current_level = LOG_LEVEL_INFO;
+    setenv("TZ", cfg.inbox_period_time_zone, 1);
+    tzset();
+
+    switch (mode) {
+    case OPT_PRINT_DSN:
+        printf("%s\n", cfg.pg_dsn);
+        rc = 0;
+        break;
+    case OPT_ROUTES: {
+        size_t n;
+        const struct route *r = http_routes(&n);
+        for (size_t i = 0; i < n; i++) printf("%s %s\n", r[i].method, r[i].pattern);
+        rc = 0;
+        break;
+    }
+    case OPT_MIGRATE:
+        if (!*cfg.pg_dsn) {
+            fprintf(stderr, "bitmapd: no database configured ([postgres] dsn or BITMAPD_DSN)\n");
+            rc = 2;
+        } else {
+            rc = migrate_run(cfg.pg_dsn, cfg.migrations_dir, cfg.sql_dir) ? 0 : 1;
+        }
+        break;
+    default:
+        rc = serve(&cfg);
+        break;
+    }
+    config_free(&cfg);
+    return rc;
+}

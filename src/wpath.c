@@ -1,0 +1,316 @@
+/* wpath.c — drives one request's units through load → mutate → compare-and-swap,
+ * chunk by chunk, retrying only the units whose versions moved. */
+#include "wpath.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "config.h"
+#include "log.h"
+
+struct wp_ref {
+    size_t unit;
+    int key;
+};
+
+struct wpath {
+    struct store *st;
+    const struct config *cfg;
+    struct wp_unit *units;
+    size_t nunits;
+    const struct wpath_ops *ops;
+    void *arg;
+    bool release;
+    size_t next;          /* first unit not yet taken into a chunk */
+    size_t *pending;      /* units of the current chunk still to commit */
+    size_t npending;
+    struct wp_ref *refs;  /* statement position → (unit, key) */
+    size_t nrefs;
+    uint8_t **encoded;    /* new bytes per statement position, owned */
+    struct db_job *job;
+    bool abandoned;
+};
+
+static void wp_next_chunk(struct wpath *wp);
+static void wp_load(struct wpath *wp);
+
+static void wp_free_encoded(struct wpath *wp)
+{
+    for (size_t i = 0; i < wp->nrefs; i++) {
+        free(wp->encoded[i]);
+        wp->encoded[i] = NULL;
+    }
+}
+
+static void unit_release(struct wp_unit *u)
+{
+    for (int k = 0; k < u->nkeys; k++) {
+        if (u->keys[k].bm) roaring_bitmap_free(u->keys[k].bm);
+        u->keys[k].bm = NULL;
+    }
+}
+
+static void wp_finish(struct wpath *wp, enum wp_status st, const char *msg)
+{
+    wp->job = NULL;
+    wp_free_encoded(wp);
+    wp->ops->done(wp, st, msg, wp->arg);
+}
+
+static void unit_end(struct wpath *wp, struct wp_unit *u, enum wp_status st)
+{
+    u->done = true;
+    u->status = st;
+    if (wp->release) unit_release(u);
+}
+
+roaring_bitmap_t *wpath_decode_row(const char *key, size_t keylen, const struct store_row *row,
+                                   char *err, size_t errlen)
+{
+    char why[128];
+    roaring_bitmap_t *bm = NULL;
+
+    if (row->len > CODEC_MAX_BYTES)
+        snprintf(why, sizeof(why), "%zu bytes is more than any bitmap needs", row->len);
+    else if (codec_crc32c(row->bits, row->len) != row->checksum)
+        snprintf(why, sizeof(why), "checksum mismatch");
+    else if ((bm = codec_decode(row->bits, row->len, why, sizeof(why))) != NULL &&
+             (int64_t)roaring_bitmap_get_cardinality(bm) != row->cardinality) {
+        snprintf(why, sizeof(why), "cardinality column says %lld, bits hold %llu",
+                 (long long)row->cardinality, (unsigned long long)roaring_bitmap_get_cardinality(bm));
+        roaring_bitmap_free(bm);
+        bm = NULL;
+    }
+    if (!bm) {
+        snprintf(err, errlen, "stored bitmap for key '%.*s' is corrupt: %s", (int)keylen, key, why);
+        log_error("msg=\"corrupt bitmap\" key=\"%.*s\" reason=\"%s\"", (int)keylen, key, why);
+    }
+    return bm;
+}
+
+/* Encodes one unit's dirty keys into the statement; clean keys are version checks. */
+static bool wp_add_writes(struct wpath *wp, struct store_write *w, size_t *nw, size_t ui, int32_t group)
+{
+    struct wp_unit *u = &wp->units[ui];
+    for (int k = 0; k < u->nkeys; k++) {
+        struct wp_key *key = &u->keys[k];
+        struct store_write *x = &w[*nw];
+        memset(x, 0, sizeof(*x));
+        x->key = (const uint8_t *)key->key;
+        x->keylen = key->keylen;
+        x->version = key->version;
+        x->group = group;
+        if (key->dirty) {
+            uint8_t *buf;
+            size_t len;
+            if (!codec_encode(key->bm, &buf, &len)) return false;
+            wp->encoded[*nw] = buf;
+            x->bits = buf;
+            x->len = len;
+            x->cardinality = roaring_bitmap_get_cardinality(key->bm);
+            x->checksum = codec_crc32c(buf, len);
+        }
+        wp->refs[*nw] = (struct wp_ref){ui, k};
+        (*nw)++;
+    }
+    return true;
+}
+
+static void wp_cas_done(enum store_status st, const char *err, const bool *conflict, void *arg)
+{
+    struct wpath *wp = arg;
+    size_t still = 0;
+
+    wp->job = NULL;
+    wp_free_encoded(wp);
+    if (st != STORE_OK) {
+        wp_finish(wp, st == STORE_UNAVAILABLE ? WP_UNAVAILABLE : WP_FAILED, err);
+        return;
+    }
+    /* refs are grouped by unit in the order of pending[]; group g = pending[g] */
+    for (size_t g = 0; g < wp->npending; g++) {
+        struct wp_unit *u = &wp->units[wp->pending[g]];
+        if (u->done) continue; /* settled before the statement (unchanged/rejected) */
+        if (u->sent && !conflict[g]) {
+            for (int k = 0; k < u->nkeys; k++)
+                if (u->keys[k].dirty) u->keys[k].version++;
+            unit_end(wp, u, WP_OK);
+        } else if (++u->attempts > wp->cfg->pg_max_retries) {
+            unit_end(wp, u, WP_CONFLICTED);
+        } else {
+            wp->pending[still++] = wp->pending[g];
+        }
+    }
+    wp->npending = still;
+    if (still)
+        wp_load(wp);
+    else
+        wp_next_chunk(wp);
+}
+
+/* Decodes one unit's rows; false if a row is missing (the unit will be retried)
+ * or corrupt (the unit is ended). */
+static bool wp_decode_unit(struct wpath *wp, struct wp_unit *u, const struct store_row *rows,
+                           size_t first)
+{
+    unit_release(u);
+    for (int k = 0; k < u->nkeys; k++) {
+        const struct store_row *row = &rows[first + (size_t)k];
+        struct wp_key *key = &u->keys[k];
+        key->dirty = false;
+        if (!row->found) return false; /* created concurrently after our snapshot: load again */
+        key->version = row->version;
+        key->bm = wpath_decode_row(key->key, key->keylen, row, u->error, sizeof(u->error));
+        if (!key->bm) {
+            unit_end(wp, u, WP_CORRUPT);
+            return false;
+        }
+    }
+    return true;
+}
+
+static void wp_load_done(enum store_status st, const char *err, const struct store_row *rows, void *arg)
+{
+    struct wpath *wp = arg;
+    struct store_write *w = NULL;
+    size_t nw = 0, pos = 0;
+
+    wp->job = NULL;
+    if (st != STORE_OK) {
+        wp_finish(wp, st == STORE_UNAVAILABLE ? WP_UNAVAILABLE : WP_FAILED, err);
+        return;
+    }
+    w = calloc(wp->nrefs ? wp->nrefs : 1, sizeof(*w));
+    if (!w) {
+        wp_finish(wp, WP_FAILED, "out of memory");
+        return;
+    }
+    for (size_t g = 0; g < wp->npending; g++) {
+        struct wp_unit *u = &wp->units[wp->pending[g]];
+        size_t first = pos;
+        u->sent = false;
+        pos += (size_t)u->nkeys;
+        if (!wp_decode_unit(wp, u, rows, first)) continue; /* not sent: retried or ended */
+        switch (wp->ops->mutate(wp, u, wp->arg)) {
+        case WP_UNCHANGED:
+            unit_end(wp, u, WP_OK);
+            break;
+        case WP_REJECT:
+            unit_end(wp, u, WP_REJECTED);
+            break;
+        case WP_CHANGED:
+            u->sent = true;
+            if (!wp_add_writes(wp, w, &nw, wp->pending[g], (int32_t)g)) {
+                free(w);
+                wp_finish(wp, WP_FAILED, "could not encode a bitmap");
+                return;
+            }
+            break;
+        }
+    }
+    if (nw == 0) {
+        free(w);
+        /* nothing to write; units whose rows were missing (a rare race) load again */
+        bool *none = calloc(wp->npending + 1, sizeof(bool));
+        if (!none) {
+            wp_finish(wp, WP_FAILED, "out of memory");
+            return;
+        }
+        wp_cas_done(STORE_OK, NULL, none, wp);
+        free(none);
+        return;
+    }
+    wp->job = store_cas(wp->st, w, nw, (int32_t)wp->npending, wp_cas_done, wp);
+    free(w);
+    if (!wp->job) wp_finish(wp, WP_FAILED, "out of memory");
+}
+
+/* Loads every key of the pending units of the chunk, in one statement. */
+static void wp_load(struct wpath *wp)
+{
+    struct store_key *keys;
+    size_t n = 0;
+
+    if (wp->abandoned) {
+        wp_finish(wp, WP_FAILED, "client went away");
+        return;
+    }
+    for (size_t g = 0; g < wp->npending; g++) n += (size_t)wp->units[wp->pending[g]].nkeys;
+    keys = calloc(n ? n : 1, sizeof(*keys));
+    if (!keys) {
+        wp_finish(wp, WP_FAILED, "out of memory");
+        return;
+    }
+    n = 0;
+    for (size_t g = 0; g < wp->npending; g++) {
+        struct wp_unit *u = &wp->units[wp->pending[g]];
+        for (int k = 0; k < u->nkeys; k++)
+            keys[n++] = (struct store_key){(const uint8_t *)u->keys[k].key, u->keys[k].keylen};
+    }
+    wp->nrefs = n;
+    wp->job = store_load(wp->st, keys, n, true, wp_load_done, wp);
+    free(keys);
+    if (!wp->job) wp_finish(wp, WP_FAILED, "out of memory");
+}
+
+static void wp_next_chunk(struct wpath *wp)
+{
+    size_t nkeys = 0;
+
+    wp->npending = 0;
+    while (wp->next < wp->nunits) {
+        struct wp_unit *u = &wp->units[wp->next];
+        if (wp->npending && nkeys + (size_t)u->nkeys > (size_t)wp->cfg->pg_batch_keys) break;
+        nkeys += (size_t)u->nkeys;
+        wp->pending[wp->npending++] = wp->next++;
+    }
+    if (wp->npending == 0) {
+        wp_finish(wp, WP_OK, NULL);
+        return;
+    }
+    wp_load(wp);
+}
+
+struct wpath *wpath_new(struct store *st, const struct config *cfg, size_t nunits,
+                        const struct wpath_ops *ops, void *arg, bool release_bitmaps)
+{
+    struct wpath *wp = calloc(1, sizeof(*wp));
+    size_t chunk = (size_t)cfg->pg_batch_keys + WP_MAX_KEYS;
+
+    if (!wp) return NULL;
+    wp->st = st;
+    wp->cfg = cfg;
+    wp->nunits = nunits;
+    wp->ops = ops;
+    wp->arg = arg;
+    wp->release = release_bitmaps;
+    wp->units = calloc(nunits ? nunits : 1, sizeof(*wp->units));
+    wp->pending = calloc(chunk, sizeof(*wp->pending));
+    wp->refs = calloc(chunk, sizeof(*wp->refs));
+    wp->encoded = calloc(chunk, sizeof(*wp->encoded));
+    if (!wp->units || !wp->pending || !wp->refs || !wp->encoded) {
+        wpath_free(wp);
+        return NULL;
+    }
+    return wp;
+}
+
+struct wp_unit *wpath_units(struct wpath *wp) { return wp->units; }
+size_t wpath_nunits(const struct wpath *wp) { return wp->nunits; }
+void wpath_run(struct wpath *wp) { wp_next_chunk(wp); }
+void wpath_abandon(struct wpath *wp) { wp->abandoned = true; }
+
+void wpath_free(struct wpath *wp)
+{
+    if (!wp) return;
+    if (wp->job) db_cancel(wp->job);
+    for (size_t i = 0; wp->units && i < wp->nunits; i++) unit_release(&wp->units[i]);
+    if (wp->encoded) wp_free_encoded(wp);
+    free(wp->units);
+    free(wp->pending);
+    free(wp->refs);
+    free(wp->encoded);
+    free(wp);
+}
