@@ -58,9 +58,7 @@ static void reply_wp_failure(struct http_ctx *c, enum wp_status st, const char *
 {
     switch (st) {
     case WP_UNAVAILABLE:
-        http_reply_error(c, 503, "db_unavailable",
-                         "database unavailable (%s); a write in flight may or may not have been applied",
-                         msg ? msg : "no connection");
+        http_reply_error(c, 503, "db_unavailable", "database unavailable; %s", msg ? msg : "no connection");
         break;
     case WP_CONFLICTED:
         http_reply_error(c, 503, "conflict_retries_exhausted",

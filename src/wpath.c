@@ -31,7 +31,43 @@ struct wpath {
     uint8_t **encoded;    /* new bytes per statement position, owned */
     struct db_job *job;
     bool abandoned;
+    size_t chunk_start;        /* units [chunk_start, next) hold their key locks */
+    bool holds_locks;
+    struct wpath *next_waiter; /* in the wait list of one busy key */
 };
+
+/* ---- in-process key locks ------------------------------------------------------
+ * Two requests of this process writing one key would only make each other retry
+ * (and, with enough of them, exhaust the retries). So a chunk starts only when all
+ * of its keys are free here, and otherwise waits on one busy key. Nothing is held
+ * while waiting, so there is no deadlock; other instances are still handled by
+ * the compare-and-swap. */
+
+#define KEYLOCK_BUCKETS 4096
+
+struct keylock {
+    struct keylock *next;
+    struct wpath *owner;
+    struct wpath *waiters;
+    size_t len;
+    char key[WP_KEY_MAX];
+};
+
+static struct keylock *keylocks[KEYLOCK_BUCKETS];
+
+static size_t keylock_bucket(const char *key, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)key[i]) * 1099511628211ULL;
+    return (size_t)(h % KEYLOCK_BUCKETS);
+}
+
+static struct keylock **keylock_find(const struct wp_key *k)
+{
+    struct keylock **p = &keylocks[keylock_bucket(k->key, k->keylen)];
+    while (*p && ((*p)->len != k->keylen || memcmp((*p)->key, k->key, k->keylen) != 0)) p = &(*p)->next;
+    return p;
+}
 
 static void wp_next_chunk(struct wpath *wp);
 static void wp_load(struct wpath *wp);
@@ -52,8 +88,11 @@ static void unit_release(struct wp_unit *u)
     }
 }
 
+static void wp_release(struct wpath *wp);
+
 static void wp_finish(struct wpath *wp, enum wp_status st, const char *msg)
 {
+    wp_release(wp);
     wp->job = NULL;
     wp_free_encoded(wp);
     wp->ops->done(wp, st, msg, wp->arg);
@@ -125,8 +164,12 @@ static void wp_cas_done(enum store_status st, const char *err, const bool *confl
 
     wp->job = NULL;
     wp_free_encoded(wp);
+    if (st == STORE_UNAVAILABLE) {
+        wp_finish(wp, WP_UNAVAILABLE, "connection lost during the commit: the write may or may not have been applied");
+        return;
+    }
     if (st != STORE_OK) {
-        wp_finish(wp, st == STORE_UNAVAILABLE ? WP_UNAVAILABLE : WP_FAILED, err);
+        wp_finish(wp, WP_FAILED, err);
         return;
     }
     /* refs are grouped by unit in the order of pending[]; group g = pending[g] */
@@ -178,8 +221,12 @@ static void wp_load_done(enum store_status st, const char *err, const struct sto
     size_t nw = 0, pos = 0;
 
     wp->job = NULL;
+    if (st == STORE_UNAVAILABLE) {
+        wp_finish(wp, WP_UNAVAILABLE, "nothing was written by this step");
+        return;
+    }
     if (st != STORE_OK) {
-        wp_finish(wp, st == STORE_UNAVAILABLE ? WP_UNAVAILABLE : WP_FAILED, err);
+        wp_finish(wp, WP_FAILED, err);
         return;
     }
     w = calloc(wp->nrefs ? wp->nrefs : 1, sizeof(*w));
@@ -255,11 +302,76 @@ static void wp_load(struct wpath *wp)
     if (!wp->job) wp_finish(wp, WP_FAILED, "out of memory");
 }
 
+static void wp_start_chunk(struct wpath *wp);
+
+/* Takes every key of the chunk, or none and queues wp behind the first busy one. */
+static bool wp_acquire(struct wpath *wp)
+{
+    for (size_t i = wp->chunk_start; i < wp->next; i++)
+        for (int k = 0; k < wp->units[i].nkeys; k++) {
+            struct keylock *l = *keylock_find(&wp->units[i].keys[k]);
+            if (l && l->owner != wp) {
+                wp->next_waiter = l->waiters;
+                l->waiters = wp;
+                return false;
+            }
+        }
+    for (size_t i = wp->chunk_start; i < wp->next; i++)
+        for (int k = 0; k < wp->units[i].nkeys; k++) {
+            struct keylock **p = keylock_find(&wp->units[i].keys[k]);
+            if (*p) continue;
+            struct keylock *l = calloc(1, sizeof(*l));
+            if (!l) continue; /* without a lock the CAS still guarantees correctness */
+            l->owner = wp;
+            l->len = wp->units[i].keys[k].keylen;
+            memcpy(l->key, wp->units[i].keys[k].key, l->len);
+            *p = l;
+        }
+    wp->holds_locks = true;
+    return true;
+}
+
+/* Frees the chunk's keys and lets every request waiting on them try again. */
+static void wp_release(struct wpath *wp)
+{
+    struct wpath *wake = NULL;
+
+    if (!wp->holds_locks) return;
+    wp->holds_locks = false;
+    for (size_t i = wp->chunk_start; i < wp->next; i++)
+        for (int k = 0; k < wp->units[i].nkeys; k++) {
+            struct keylock **p = keylock_find(&wp->units[i].keys[k]);
+            struct keylock *l = *p;
+            if (!l || l->owner != wp) continue;
+            *p = l->next;
+            while (l->waiters) {
+                struct wpath *w = l->waiters;
+                l->waiters = w->next_waiter;
+                w->next_waiter = wake;
+                wake = w;
+            }
+            free(l);
+        }
+    while (wake) {
+        struct wpath *w = wake;
+        wake = w->next_waiter;
+        w->next_waiter = NULL;
+        wp_start_chunk(w);
+    }
+}
+
+static void wp_start_chunk(struct wpath *wp)
+{
+    if (wp_acquire(wp)) wp_load(wp);
+}
+
 static void wp_next_chunk(struct wpath *wp)
 {
     size_t nkeys = 0;
 
+    wp_release(wp);
     wp->npending = 0;
+    wp->chunk_start = wp->next;
     while (wp->next < wp->nunits) {
         struct wp_unit *u = &wp->units[wp->next];
         if (wp->npending && nkeys + (size_t)u->nkeys > (size_t)wp->cfg->pg_batch_keys) break;
@@ -270,7 +382,7 @@ static void wp_next_chunk(struct wpath *wp)
         wp_finish(wp, WP_OK, NULL);
         return;
     }
-    wp_load(wp);
+    wp_start_chunk(wp);
 }
 
 struct wpath *wpath_new(struct store *st, const struct config *cfg, size_t nunits,
