@@ -13,6 +13,7 @@
 #include "health.h"
 #include "inbox.h"
 #include "log.h"
+#include "reqparse.h"
 
 /* The HTTP API. docs/openapi.yaml must describe every row (a test checks). */
 static const struct route routes[] = {
@@ -122,24 +123,9 @@ void http_reply_error(struct http_ctx *c, int status, const char *code, const ch
 
 /* ---- parsing helpers ------------------------------------------------------------ */
 
-/* Decimal digits only (no sign, no spaces), value in [0, max]. */
-static bool parse_decimal(const char *s, int64_t max, int64_t *out)
-{
-    uint64_t v = 0;
-    if (!*s || strlen(s) > 20) return false;
-    for (const char *p = s; *p; p++) {
-        if (*p < '0' || *p > '9') return false;
-        if (v > (UINT64_MAX - 9) / 10) return false;
-        v = v * 10 + (uint64_t)(*p - '0');
-    }
-    if (v > (uint64_t)max) return false;
-    *out = (int64_t)v;
-    return true;
-}
-
 bool http_param_user_or_reply(struct http_ctx *c, int idx, int64_t *out)
 {
-    if (c->match.param_truncated[idx] || !parse_decimal(c->match.params[idx], USER_ID_MAX, out)) {
+    if (c->match.param_truncated[idx] || !reqparse_decimal(c->match.params[idx], USER_ID_MAX, out)) {
         http_reply_error(c, 400, "invalid_id", "user id must be an integer from 0 to %lld",
                          (long long)USER_ID_MAX);
         return false;
@@ -150,7 +136,7 @@ bool http_param_user_or_reply(struct http_ctx *c, int idx, int64_t *out)
 bool http_param_msg_or_reply(struct http_ctx *c, int idx, uint32_t *out)
 {
     int64_t v;
-    if (c->match.param_truncated[idx] || !parse_decimal(c->match.params[idx], MSG_ID_MAX, &v)) {
+    if (c->match.param_truncated[idx] || !reqparse_decimal(c->match.params[idx], MSG_ID_MAX, &v)) {
         http_reply_error(c, 400, "invalid_id", "message id must be an integer from 0 to %lld",
                          MSG_ID_MAX);
         return false;
@@ -163,17 +149,13 @@ bool http_query_int_or_reply(struct http_ctx *c, const char *name, int64_t min, 
                              int64_t *out, bool *present)
 {
     const char *s = evhttp_find_header(&c->query, name);
-    int64_t v;
-    bool neg = s && s[0] == '-';
 
     *present = s != NULL;
-    if (!s) return true;
-    if (!parse_decimal(neg ? s + 1 : s, INT64_MAX, &v) || (neg ? -v : v) < min || (neg ? -v : v) > max) {
+    if (s && !reqparse_int(s, min, max, out)) {
         http_reply_error(c, 400, "invalid_parameter", "%s must be an integer from %lld to %lld", name,
                          (long long)min, (long long)max);
         return false;
     }
-    *out = neg ? -v : v;
     return true;
 }
 
@@ -221,49 +203,29 @@ bool http_body_fields_or_reply(struct http_ctx *c, const char *const *names)
     return true;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 bool http_json_ids_or_reply(struct http_ctx *c, const json_t *arr, const char *field, int64_t min,
                             int64_t max, int64_t **out, size_t *n)
 {
-    size_t len, i, uniq = 0;
-    int64_t *ids;
-
-    if (!json_is_array(arr)) {
+    size_t bad = 0;
+    switch (reqparse_ids(arr, min, max, (size_t)c->app->cfg->http_max_ids, out, n, &bad)) {
+    case IDS_OK:
+        return true;
+    case IDS_NOT_ARRAY:
         http_reply_error(c, 400, "invalid_body", "'%s' must be an array of integers", field);
         return false;
-    }
-    len = json_array_size(arr);
-    if (len > (size_t)c->app->cfg->http_max_ids) {
-        http_reply_error(c, 413, "too_many_ids", "'%s' has %zu entries; the limit is %d", field, len,
-                         c->app->cfg->http_max_ids);
+    case IDS_TOO_MANY:
+        http_reply_error(c, 413, "too_many_ids", "'%s' has %zu entries; the limit is %d", field,
+                         json_array_size(arr), c->app->cfg->http_max_ids);
         return false;
-    }
-    ids = malloc((len ? len : 1) * sizeof(*ids));
-    if (!ids) {
+    case IDS_BAD_ELEMENT:
+        http_reply_error(c, 400, "invalid_id", "'%s'[%zu] must be an integer from %lld to %lld", field,
+                         bad, (long long)min, (long long)max);
+        return false;
+    case IDS_NO_MEMORY:
+    default:
         http_reply_error(c, 500, "internal", "out of memory");
         return false;
     }
-    for (i = 0; i < len; i++) {
-        json_t *v = json_array_get(arr, i);
-        if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
-            free(ids);
-            http_reply_error(c, 400, "invalid_id", "'%s'[%zu] must be an integer from %lld to %lld",
-                             field, i, (long long)min, (long long)max);
-            return false;
-        }
-        ids[i] = json_integer_value(v);
-    }
-    qsort(ids, len, sizeof(*ids), cmp_i64);
-    for (i = 0; i < len; i++)
-        if (uniq == 0 || ids[uniq - 1] != ids[i]) ids[uniq++] = ids[i];
-    *out = ids;
-    *n = uniq;
-    return true;
 }
 
 /* ---- request entry ------------------------------------------------------------------ */
@@ -286,25 +248,14 @@ static const char *method_name(enum evhttp_cmd_type t)
 static bool parse_if_match_or_reply(struct http_ctx *c)
 {
     const char *h = evhttp_find_header(evhttp_request_get_input_headers(c->req), "If-Match");
-    char buf[32];
-    size_t len;
 
     if (!h || strcmp(h, "*") == 0) return true;
-    if (strncmp(h, "W/", 2) == 0) h += 2;
-    len = strlen(h);
-    if (len >= 2 && h[0] == '"' && h[len - 1] == '"') {
-        h++;
-        len -= 2;
+    if (!reqparse_if_match(h, &c->if_match)) {
+        http_reply_error(c, 400, "invalid_header", "If-Match must be a version as sent in ETag");
+        return false;
     }
-    if (len == 0 || len >= sizeof(buf)) goto bad;
-    memcpy(buf, h, len);
-    buf[len] = '\0';
-    if (!parse_decimal(buf, INT64_MAX, &c->if_match)) goto bad;
     c->has_if_match = true;
     return true;
-bad:
-    http_reply_error(c, 400, "invalid_header", "If-Match must be a version as sent in ETag");
-    return false;
 }
 
 static bool parse_body_or_reply(struct http_ctx *c)
