@@ -31,6 +31,10 @@ struct http_server;
 /* Binds address:port from cfg. Returns NULL (and logs why) on failure. */
 struct http_server *http_server_new(struct app *app) WUR;
 void http_server_free(struct http_server *srv);
+/* Closes the listening socket; requests in flight go on. */
+void http_server_stop_accepting(struct http_server *srv);
+/* Requests received and not yet answered. */
+int http_inflight(void);
 
 /* The route table, for --routes and the OpenAPI check. */
 const struct route *http_routes(size_t *n);

@@ -40,12 +40,18 @@ const struct route *http_routes(size_t *n)
 struct http_server {
     struct app *app;
     struct evhttp *http;
+    struct evhttp_bound_socket *listener;
 };
+
+static int inflight; /* requests created and not yet answered */
+
+int http_inflight(void) { return inflight; }
 
 /* ---- replies ------------------------------------------------------------------ */
 
 static void ctx_free(struct http_ctx *c)
 {
+    inflight--;
     evhttp_clear_headers(&c->query);
     if (c->body) json_decref(c->body);
     free(c);
@@ -295,6 +301,7 @@ static void http_entry(struct evhttp_request *req, void *arg)
         evhttp_send_error(req, 500, "out of memory");
         return;
     }
+    inflight++;
     c->app = srv->app;
     c->req = req;
     TAILQ_INIT(&c->query);
@@ -340,7 +347,8 @@ struct http_server *http_server_new(struct app *app)
                                               EVHTTP_REQ_DELETE | EVHTTP_REQ_HEAD |
                                               EVHTTP_REQ_PATCH | EVHTTP_REQ_OPTIONS);
     evhttp_set_gencb(srv->http, http_entry, srv);
-    if (!evhttp_bind_socket_with_handle(srv->http, cfg->http_address, (ev_uint16_t)cfg->http_port)) {
+    srv->listener = evhttp_bind_socket_with_handle(srv->http, cfg->http_address, (ev_uint16_t)cfg->http_port);
+    if (!srv->listener) {
         log_error("msg=\"cannot listen\" address=%s port=%d error=\"%s\"", cfg->http_address,
                   cfg->http_port, strerror(errno));
         goto err;
@@ -350,6 +358,12 @@ struct http_server *http_server_new(struct app *app)
 err:
     http_server_free(srv);
     return NULL;
+}
+
+void http_server_stop_accepting(struct http_server *srv)
+{
+    if (srv->listener) evhttp_del_accept_socket(srv->http, srv->listener);
+    srv->listener = NULL;
 }
 
 void http_server_free(struct http_server *srv)

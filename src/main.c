@@ -27,11 +27,42 @@ static void usage(FILE *out)
             "  --routes     print the HTTP routes, then exit\n");
 }
 
+#define SHUTDOWN_DEADLINE_MS 10000
+
+struct shutdown {
+    struct event_base *base;
+    struct http_server *srv;
+    struct event *tick;
+    int waited_ms;
+};
+
+/* Exits the loop once every request in flight has been answered, or at the deadline. */
+static void shutdown_tick(evutil_socket_t fd, short what, void *arg)
+{
+    struct shutdown *sd = arg;
+    struct timeval tv = {0, 50 * 1000};
+    if (http_inflight() == 0 || sd->waited_ms >= SHUTDOWN_DEADLINE_MS) {
+        if (http_inflight()) log_warn("msg=\"shutdown deadline passed\" unanswered=%d", http_inflight());
+        event_base_loopbreak(sd->base);
+        return;
+    }
+    sd->waited_ms += 50;
+    event_add(sd->tick, &tv);
+}
+
+/* SIGINT/SIGTERM: stop accepting, let requests in flight finish, then stop. */
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
-    struct event_base *base = arg;
-    log_info("msg=\"stopping\" signal=%d", (int)sig);
-    event_base_loopbreak(base);
+    struct shutdown *sd = arg;
+    if (sd->tick) return; /* already stopping */
+    log_info("msg=\"stopping\" signal=%d inflight=%d", (int)sig, http_inflight());
+    http_server_stop_accepting(sd->srv);
+    sd->tick = evtimer_new(sd->base, shutdown_tick, sd);
+    if (!sd->tick) {
+        event_base_loopbreak(sd->base);
+        return;
+    }
+    shutdown_tick(-1, 0, sd);
 }
 
 static int serve(struct config *cfg)
@@ -39,6 +70,7 @@ static int serve(struct config *cfg)
     struct app app = {.cfg = cfg};
     struct http_server *srv = NULL;
     struct event *sigint = NULL, *sigterm = NULL;
+    struct shutdown sd = {0};
     int rc = 1;
 
     if (!*cfg->pg_dsn) {
@@ -51,8 +83,10 @@ static int serve(struct config *cfg)
     if (!(app.base = event_base_new()) || !(app.db = db_new(app.base, cfg, cfg->pg_dsn)) ||
         !(app.store = store_new(app.db)) || !(srv = http_server_new(&app)))
         goto done;
-    sigint = evsignal_new(app.base, SIGINT, on_signal, app.base);
-    sigterm = evsignal_new(app.base, SIGTERM, on_signal, app.base);
+    sd.base = app.base;
+    sd.srv = srv;
+    sigint = evsignal_new(app.base, SIGINT, on_signal, &sd);
+    sigterm = evsignal_new(app.base, SIGTERM, on_signal, &sd);
     if (!sigint || !sigterm || event_add(sigint, NULL) || event_add(sigterm, NULL)) goto done;
     event_base_dispatch(app.base);
     rc = 0;
@@ -60,6 +94,7 @@ done:
     http_server_free(srv);
     if (sigint) event_free(sigint);
     if (sigterm) event_free(sigterm);
+    if (sd.tick) event_free(sd.tick);
     store_free(app.store);
     db_free(app.db);
     if (app.base) event_base_free(app.base);
