@@ -17,6 +17,7 @@ void inbox_retract(struct http_ctx *c);
 void inbox_list(struct http_ctx *c);
 void inbox_unread(struct http_ctx *c);
 void inbox_drop_user(struct http_ctx *c);
+void inbox_drop_all(struct http_ctx *c);
 void inbox_user_periods(struct http_ctx *c);
 void inbox_periods_list(struct http_ctx *c);
 void inbox_period_put(struct http_ctx *c);

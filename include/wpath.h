@@ -41,6 +41,7 @@ struct wp_unit {
     bool sent;             /* part of the statement in flight */
     enum wp_status status; /* of this unit once done: WP_OK, WP_REJECTED, WP_CORRUPT, WP_CONFLICTED */
     char error[160];       /* for WP_CORRUPT: the reason, naming the key */
+    uint64_t aux;          /* the domain's own per-unit figure, set by mutate() */
 };
 
 enum wp_mutation { WP_CHANGED, WP_UNCHANGED, WP_REJECT };

@@ -26,6 +26,7 @@ static const struct route routes[] = {
     {"GET", "/v1/users/{user}/messages", inbox_list, "list"},
     {"GET", "/v1/users/{user}/unread", inbox_unread, "unread"},
     {"POST", "/v1/users/{user}/history/drop", inbox_drop_user, "drop_user"},
+    {"POST", "/v1/history/drop", inbox_drop_all, "drop_all"},
     {"GET", "/v1/users/{user}/periods", inbox_user_periods, "user_periods"},
     {"GET", "/v1/periods", inbox_periods_list, "periods"},
     {"PUT", "/v1/periods/{period}", inbox_period_put, "period_put"},

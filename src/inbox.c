@@ -11,6 +11,7 @@
 #include "codec.h"
 #include "http.h"
 #include "log.h"
+#include "reqparse.h"
 #include "wpath.h"
 
 enum { K_PUSH = 0, K_READ = 1 };
@@ -859,11 +860,20 @@ void inbox_user_periods(struct http_ctx *c)
 
 /* ---- history drop ------------------------------------------------------------------------------ */
 
+typedef void (*bound_fn)(struct http_ctx *c, uint32_t bound);
+
+struct bound_lookup {
+    struct http_ctx *c;
+    bound_fn then;
+};
+
 static void drop_period_loaded(const struct db_result *res, void *arg)
 {
-    struct http_ctx *c = arg;
-    int64_t user;
+    struct bound_lookup *bl = arg;
+    struct http_ctx *c = bl->c;
+    bound_fn then = bl->then;
 
+    free(bl);
     if (res->status != DB_OK) {
         http_reply_error(c, res->status == DB_UNAVAILABLE ? 503 : 500,
                          res->status == DB_UNAVAILABLE ? "db_unavailable" : "internal", "%s",
@@ -877,8 +887,46 @@ static void drop_period_loaded(const struct db_result *res, void *arg)
     const uint8_t *p = (const uint8_t *)PQgetvalue(res->res, 0, 0);
     uint64_t first = 0;
     for (int b = 0; b < 8; b++) first = (first << 8) | p[b];
+    then(c, (uint32_t)first);
+}
+
+/* Resolves {"before": id} or {"before_period": "YYYY-MM"} to an id, then calls then(). */
+static void drop_bound_then(struct http_ctx *c, bound_fn then)
+{
+    json_t *before = json_object_get(c->body, "before"), *period = json_object_get(c->body, "before_period");
+    int y, m;
+
+    if ((before == NULL) == (period == NULL)) {
+        http_reply_error(c, 400, "invalid_body", "send either \"before\": id or \"before_period\": \"YYYY-MM\"");
+        return;
+    }
+    if (before) {
+        if (!json_is_integer(before) || json_integer_value(before) < 0 || json_integer_value(before) > MSG_ID_MAX) {
+            http_reply_error(c, 400, "invalid_id", "'before' must be an integer from 0 to %lld", MSG_ID_MAX);
+            return;
+        }
+        then(c, (uint32_t)json_integer_value(before));
+        return;
+    }
+    if (!json_is_string(period) || !parse_period(json_string_value(period), &y, &m)) {
+        http_reply_error(c, 400, "invalid_body", "'before_period' must be \"YYYY-MM\"");
+        return;
+    }
+    struct bound_lookup *bl = malloc(sizeof(*bl));
+    struct db_param p[1] = {{json_string_value(period), 0, 0}};
+    if (bl) *bl = (struct bound_lookup){c, then};
+    if (!bl || !db_query(c->app->db, "SELECT first_message FROM bitmapd.inbox_periods WHERE period = $1", 1, p,
+                         drop_period_loaded, bl)) {
+        free(bl);
+        http_reply_error(c, 500, "internal", "out of memory");
+    }
+}
+
+static void drop_user_start(struct http_ctx *c, uint32_t bound)
+{
+    int64_t user;
     if (!http_param_user_or_reply(c, 0, &user)) return;
-    user_write_start(c, &(struct user_write_args){OP_DROP, user, NULL, 0, false, (uint32_t)first});
+    user_write_start(c, &(struct user_write_args){OP_DROP, user, NULL, 0, false, bound});
 }
 
 /* POST /v1/users/{user}/history/drop {"before": id} | {"before_period": "YYYY-MM"} */
@@ -886,33 +934,169 @@ void inbox_drop_user(struct http_ctx *c)
 {
     static const char *const fields[] = {"before", "before_period", NULL};
     int64_t user;
-    json_t *before, *period;
-    int y, m;
 
     if (!http_param_user_or_reply(c, 0, &user) || !http_body_or_reply(c) ||
         !http_body_fields_or_reply(c, fields))
         return;
-    before = json_object_get(c->body, "before");
-    period = json_object_get(c->body, "before_period");
-    if ((before == NULL) == (period == NULL)) {
-        http_reply_error(c, 400, "invalid_body", "send either \"before\": id or \"before_period\": \"YYYY-MM\"");
+    drop_bound_then(c, drop_user_start);
+}
+
+/* ---- history drop for every user ---------------------------------------------------------------- */
+
+/* Walks every message:push:* and message:read:* key in key order, a page of users at
+ * a time, dropping ids below the bound through the normal write path. */
+struct drop_all {
+    struct http_ctx *c;
+    struct wpath *wp;
+    uint32_t bound;
+    uint8_t last_key[WP_KEY_MAX];
+    size_t last_len;
+    uint64_t users_changed, removed;
+    bool gone;
+};
+
+static void drop_all_next(struct drop_all *d);
+
+static void drop_all_gone(struct http_ctx *c)
+{
+    struct drop_all *d = c->op;
+    d->gone = true;
+    if (d->wp) wpath_abandon(d->wp);
+}
+
+static void drop_all_fail(struct drop_all *d, int status, const char *code, const char *msg)
+{
+    http_reply_error(d->c, status, code, "%s (after %llu users changed, %llu messages removed)", msg,
+                     (unsigned long long)d->users_changed, (unsigned long long)d->removed);
+    if (d->wp) wpath_free(d->wp);
+    free(d);
+}
+
+static enum wp_mutation drop_all_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
+{
+    struct drop_all *d = arg;
+    bool changed = false;
+    u->aux = 0;
+    for (int k = 0; k < u->nkeys; k++) {
+        roaring_bitmap_t *bm = u->keys[k].bm, *kept = codec_keep_from(bm, d->bound);
+        if (!kept) return WP_REJECT;
+        uint64_t before = roaring_bitmap_get_cardinality(bm), after = roaring_bitmap_get_cardinality(kept);
+        if (k == K_PUSH) u->aux = before - after;
+        u->keys[k].dirty = after != before;
+        changed |= u->keys[k].dirty;
+        roaring_bitmap_free(bm);
+        u->keys[k].bm = kept;
+    }
+    return changed ? WP_CHANGED : WP_UNCHANGED;
+}
+
+static void drop_all_page_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
+{
+    struct drop_all *d = arg;
+    struct wp_unit *units = wpath_units(wp);
+
+    if (st != WP_OK) {
+        drop_all_fail(d, st == WP_UNAVAILABLE ? 503 : 500, st == WP_UNAVAILABLE ? "db_unavailable" : "internal",
+                      msg ? msg : "write failed");
         return;
     }
-    if (period) {
-        if (!json_is_string(period) || !parse_period(json_string_value(period), &y, &m)) {
-            http_reply_error(c, 400, "invalid_body", "'before_period' must be \"YYYY-MM\"");
+    for (size_t i = 0; i < wpath_nunits(wp); i++) {
+        if (units[i].status != WP_OK) {
+            drop_all_fail(d, 500, units[i].status == WP_CORRUPT ? "corrupt_bitmap" : "internal",
+                          units[i].status == WP_CORRUPT ? units[i].error : "could not update a user");
             return;
         }
-        struct db_param p[1] = {{json_string_value(period), 0, 0}};
-        if (!db_query(c->app->db, "SELECT first_message FROM bitmapd.inbox_periods WHERE period = $1", 1, p,
-                      drop_period_loaded, c))
-            http_reply_error(c, 500, "internal", "out of memory");
+        bool changed = units[i].keys[K_PUSH].dirty || units[i].keys[K_READ].dirty;
+        d->users_changed += changed;
+        d->removed += changed ? units[i].aux : 0;
+    }
+    wpath_free(wp);
+    d->wp = NULL;
+    drop_all_next(d);
+}
+
+static const struct wpath_ops drop_all_ops = {drop_all_mutate, drop_all_page_done};
+
+/* Parses the user id out of a message:push:N / message:read:N key. */
+static bool key_user(const char *key, size_t len, int64_t *user)
+{
+    char buf[32];
+    if (len <= 13 || len - 13 >= sizeof(buf)) return false;
+    memcpy(buf, key + 13, len - 13);
+    buf[len - 13] = '\0';
+    return reqparse_decimal(buf, USER_ID_MAX, user);
+}
+
+static void drop_all_keys_loaded(const struct db_result *r, void *arg)
+{
+    struct drop_all *d = arg;
+    int n;
+
+    if (r->status != DB_OK) {
+        drop_all_fail(d, r->status == DB_UNAVAILABLE ? 503 : 500,
+                      r->status == DB_UNAVAILABLE ? "db_unavailable" : "internal",
+                      r->message ? r->message : "query failed");
         return;
     }
-    if (!json_is_integer(before) || json_integer_value(before) < 0 || json_integer_value(before) > MSG_ID_MAX) {
-        http_reply_error(c, 400, "invalid_id", "'before' must be an integer from 0 to %lld", MSG_ID_MAX);
+    n = PQntuples(r->res);
+    if (n == 0 || d->gone) {
+        http_reply_json(d->c, 200, json_pack("{s:I,s:I,s:I}", "before", (json_int_t)d->bound, "users",
+                                             (json_int_t)d->users_changed, "removed", (json_int_t)d->removed),
+                        -1);
+        free(d);
         return;
     }
-    user_write_start(c, &(struct user_write_args){OP_DROP, user, NULL, 0, false,
-                                                  (uint32_t)json_integer_value(before)});
+    /* remember where the page ended; the users of its keys become write units */
+    d->last_len = (size_t)PQgetlength(r->res, n - 1, 0);
+    if (d->last_len > sizeof(d->last_key)) d->last_len = sizeof(d->last_key);
+    memcpy(d->last_key, PQgetvalue(r->res, n - 1, 0), d->last_len);
+    d->wp = wpath_new(d->c->app->store, d->c->app->cfg, (size_t)n, &drop_all_ops, d, false);
+    if (!d->wp) {
+        drop_all_fail(d, 500, "internal", "out of memory");
+        return;
+    }
+    size_t units = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t user;
+        if (!key_user(PQgetvalue(r->res, i, 0), (size_t)PQgetlength(r->res, i, 0), &user)) continue;
+        struct wp_unit *u = &wpath_units(d->wp)[units++];
+        u->nkeys = 2;
+        u->keys[K_PUSH].keylen = inbox_key(u->keys[K_PUSH].key, K_PUSH, user);
+        u->keys[K_READ].keylen = inbox_key(u->keys[K_READ].key, K_READ, user);
+    }
+    /* units past `units` stay empty (nkeys 0) and commit trivially */
+    wpath_run(d->wp);
+}
+
+static void drop_all_next(struct drop_all *d)
+{
+    static const char sql[] =
+        "SELECT key FROM bitmapd.bitmaps"
+        " WHERE key > $1::bytea AND key < 'message:push;'::bytea AND key >= 'message:push:'::bytea"
+        "   AND cardinality > 0"
+        " ORDER BY key LIMIT 500"; /* DROP_ALL_PAGE */
+    struct db_param p[1] = {{d->last_key, (int)d->last_len, 1}};
+    if (!db_query(d->c->app->db, sql, 1, p, drop_all_keys_loaded, d)) drop_all_fail(d, 500, "internal", "out of memory");
+}
+
+static void drop_all_start(struct http_ctx *c, uint32_t bound)
+{
+    struct drop_all *d = calloc(1, sizeof(*d));
+    if (!d) {
+        http_reply_error(c, 500, "internal", "out of memory");
+        return;
+    }
+    d->c = c;
+    d->bound = bound;
+    c->op = d;
+    c->on_gone = drop_all_gone;
+    drop_all_next(d);
+}
+
+/* POST /v1/history/drop {"before": id} | {"before_period": "YYYY-MM"} */
+void inbox_drop_all(struct http_ctx *c)
+{
+    static const char *const fields[] = {"before", "before_period", NULL};
+    if (!http_body_or_reply(c) || !http_body_fields_or_reply(c, fields)) return;
+    drop_bound_then(c, drop_all_start);
 }
