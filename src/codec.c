@@ -141,7 +141,7 @@ static bool read_keycards(struct reader *r, struct header *h)
 
 static bool read_header(struct reader *r, struct header *h)
 {
-    bool run_cookie;
+    bool run_cookie = false; /* set by read_cookie on success; initialised for -O2 flow analysis */
     memset(h, 0, sizeof(*h));
     if (!read_cookie(r, h, &run_cookie))
         return false;
