@@ -8,11 +8,11 @@ CFLAGS   ?= -O2 -g
 WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CPPFLAGS += -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lroaring -lm
+# kept apart from CFLAGS so that `make CFLAGS=… SANITIZE=…` keeps the sanitizers
 ifneq ($(SANITIZE),)
-  CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
-  LDFLAGS += -fsanitize=$(SANITIZE)
+  SANFLAGS = -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
-ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -MMD -MP
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 
 SRCS  := $(wildcard src/*.c)
 OBJS  := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
@@ -33,7 +33,7 @@ deps:
 	@bash scripts/deps.sh
 
 $(BUILD)/bitmapd: $(OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<

@@ -45,7 +45,7 @@ COMMENT ON VIEW bitmapd.inbox_users IS
 -- Periods with their id ranges: period P holds ids in [first_message, next_first_message).
 CREATE OR REPLACE VIEW bitmapd.inbox_period_ranges AS
 SELECT period, first_message,
-       coalesce(lead(first_message) OVER (ORDER BY first_message, period), 4294967296) AS next_first_message
+       coalesce(lead(first_message) OVER (ORDER BY period), 4294967296) AS next_first_message
   FROM bitmapd.inbox_periods;
 
 -- Per-user, per-period counts (push records and read marks with ids in the period).
@@ -58,7 +58,7 @@ LANGUAGE sql STABLE AS $$
       FROM bitmapd.inbox_period_ranges pr
       LEFT JOIN bitmapd.bitmaps p ON p.key = bitmapd.inbox_key('push', p_user)
       LEFT JOIN bitmapd.bitmaps r ON r.key = bitmapd.inbox_key('read', p_user)
-     ORDER BY pr.first_message
+     ORDER BY pr.period
 $$;
 
 -- Per-period totals over all users: users with pushes in the period, push records, read marks.
@@ -75,4 +75,4 @@ SELECT pr.period, pr.first_message, pr.next_first_message,
         JOIN bitmapd.bitmaps p ON p.key = bitmapd.inbox_key('push', u.user_id)
         LEFT JOIN bitmapd.bitmaps r ON r.key = bitmapd.inbox_key('read', u.user_id)) c ON true
  GROUP BY pr.period, pr.first_message, pr.next_first_message
- ORDER BY pr.first_message;
+ ORDER BY pr.period;

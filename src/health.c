@@ -16,6 +16,8 @@ static void health_done(const struct db_result *r, void *arg)
 /* GET /healthz */
 void health_get(struct http_ctx *c)
 {
+    static const char *const params[] = {NULL};
+    if (!http_query_only_or_reply(c, params)) return;
     if (!store_ping(c->app->store, health_done, c))
         http_reply_error(c, 500, "internal", "out of memory");
 }

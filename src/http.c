@@ -339,9 +339,11 @@ struct http_server *http_server_new(struct app *app)
     srv->app = app;
     srv->http = evhttp_new(app->base);
     if (!srv->http) goto err;
-    /* evhttp rejects (with its own 413 page) only bodies far past our limit; bodies
-     * between the two get our JSON 413 from parse_body_or_reply() */
-    evhttp_set_max_body_size(srv->http, (ev_ssize_t)cfg->http_max_body_bytes * 2);
+    /* libevent 2.1 answers bodies past its own cap with an HTML 413 and offers no
+     * hook; so its cap sits well above ours (limit + max(limit, 16 MiB)) and bodies
+     * in between get our JSON 413 from parse_body_or_reply() */
+    ev_ssize_t slack = cfg->http_max_body_bytes > (16 << 20) ? cfg->http_max_body_bytes : (16 << 20);
+    evhttp_set_max_body_size(srv->http, (ev_ssize_t)cfg->http_max_body_bytes + slack);
     evhttp_set_max_headers_size(srv->http, cfg->http_max_header_bytes);
     evhttp_set_timeout(srv->http, cfg->http_timeout_s);
     evhttp_set_allowed_methods(srv->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_PUT |

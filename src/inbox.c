@@ -680,6 +680,12 @@ static bool parse_period(const char *s, int *year, int *month)
     return *year >= 1970 && *year <= 9999 && *month >= 1 && *month <= 12;
 }
 
+/* Boundaries must grow with the months: a boundary is recorded only if no earlier
+ * month starts above it and no later month starts below it. */
+#define PERIOD_IN_ORDER                                                                            \
+    " NOT EXISTS (SELECT 1 FROM bitmapd.inbox_periods o WHERE o.period <> $1 AND"                  \
+    " ((o.period < $1 AND o.first_message > $2::bigint) OR (o.period > $1 AND o.first_message < $2::bigint)))"
+
 static struct {
     char month[8]; /* the month this process has registered a boundary for */
 } periods_state;
@@ -709,13 +715,12 @@ static void periods_note_push(struct app *app, const uint32_t *ids, size_t n)
     struct db_param p[2] = {{month, 0, 0}, {id, 0, 0}};
     if (!db_query(app->db,
                   "INSERT INTO bitmapd.inbox_periods (period, first_message)"
-                  " VALUES ($1, $2::bigint) ON CONFLICT (period) DO NOTHING",
+                  " SELECT $1, $2::bigint WHERE" PERIOD_IN_ORDER " ON CONFLICT (period) DO NOTHING",
                   2, p, periods_note_done, NULL))
         periods_state.month[0] = '\0';
 }
 
-static const char SQL_PERIODS[] =
-    "SELECT period, first_message FROM bitmapd.inbox_periods ORDER BY first_message, period";
+static const char SQL_PERIODS[] = "SELECT period, first_message FROM bitmapd.inbox_periods ORDER BY period";
 
 static void periods_list_done(const struct db_result *r, void *arg)
 {
@@ -741,6 +746,8 @@ static void periods_list_done(const struct db_result *r, void *arg)
 /* GET /v1/periods */
 void inbox_periods_list(struct http_ctx *c)
 {
+    static const char *const params[] = {NULL};
+    if (!http_query_only_or_reply(c, params)) return;
     if (!db_query(c->app->db, SQL_PERIODS, 0, NULL, periods_list_done, c))
         http_reply_error(c, 500, "internal", "out of memory");
 }
@@ -752,6 +759,12 @@ static void period_put_done(const struct db_result *r, void *arg)
         http_reply_error(c, r->status == DB_UNAVAILABLE ? 503 : 500,
                          r->status == DB_UNAVAILABLE ? "db_unavailable" : "internal", "%s",
                          r->message ? r->message : "query failed");
+        return;
+    }
+    if (PQntuples(r->res) != 1) {
+        http_reply_error(c, 409, "period_order",
+                         "boundaries must grow with the months: an earlier month starts above, or a later "
+                         "month below, this first_message");
         return;
     }
     json_t *fm = json_object_get(c->body, "first_message");
@@ -779,8 +792,10 @@ void inbox_period_put(struct http_ctx *c)
     snprintf(id, sizeof(id), "%lld", (long long)json_integer_value(fm));
     struct db_param p[2] = {{c->match.params[0], 0, 0}, {id, 0, 0}};
     if (!db_query(c->app->db,
-                  "INSERT INTO bitmapd.inbox_periods (period, first_message) VALUES ($1, $2::bigint)"
-                  " ON CONFLICT (period) DO UPDATE SET first_message = EXCLUDED.first_message",
+                  "INSERT INTO bitmapd.inbox_periods (period, first_message)"
+                  " SELECT $1, $2::bigint WHERE" PERIOD_IN_ORDER
+                  " ON CONFLICT (period) DO UPDATE SET first_message = EXCLUDED.first_message"
+                  " RETURNING period",
                   2, p, period_put_done, c))
         http_reply_error(c, 500, "internal", "out of memory");
 }
@@ -943,8 +958,10 @@ void inbox_drop_user(struct http_ctx *c)
 
 /* ---- history drop for every user ---------------------------------------------------------------- */
 
-/* Walks every message:push:* and message:read:* key in key order, a page of users at
- * a time, dropping ids below the bound through the normal write path. */
+/* Walks every non-empty message:push:* and message:read:* key in key order, a page
+ * at a time, dropping ids below the bound from both of each user's rows through the
+ * normal write path (a user met twice, by push and by read key, is a no-op the
+ * second time). */
 struct drop_all {
     struct http_ctx *c;
     struct wpath *wp;
@@ -1017,6 +1034,12 @@ static void drop_all_page_done(struct wpath *wp, enum wp_status st, const char *
 
 static const struct wpath_ops drop_all_ops = {drop_all_mutate, drop_all_page_done};
 
+static int cmp_user(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Parses the user id out of a message:push:N / message:read:N key. */
 static bool key_user(const char *key, size_t len, int64_t *user)
 {
@@ -1055,15 +1078,26 @@ static void drop_all_keys_loaded(const struct db_result *r, void *arg)
         drop_all_fail(d, 500, "internal", "out of memory");
         return;
     }
+    int64_t *users = malloc((size_t)n * sizeof(*users));
+    size_t nusers = 0;
+    if (!users) {
+        drop_all_fail(d, 500, "internal", "out of memory");
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        if (key_user(PQgetvalue(r->res, i, 0), (size_t)PQgetlength(r->res, i, 0), &users[nusers])) nusers++;
+    /* one unit per user: a page can hold both of a user's keys */
+    qsort(users, nusers, sizeof(*users), cmp_user);
     size_t units = 0;
-    for (int i = 0; i < n; i++) {
-        int64_t user;
-        if (!key_user(PQgetvalue(r->res, i, 0), (size_t)PQgetlength(r->res, i, 0), &user)) continue;
+    for (size_t i = 0; i < nusers; i++) {
+        if (i && users[i] == users[i - 1]) continue;
+        int64_t user = users[i];
         struct wp_unit *u = &wpath_units(d->wp)[units++];
         u->nkeys = 2;
         u->keys[K_PUSH].keylen = inbox_key(u->keys[K_PUSH].key, K_PUSH, user);
         u->keys[K_READ].keylen = inbox_key(u->keys[K_READ].key, K_READ, user);
     }
+    free(users);
     /* units past `units` stay empty (nkeys 0) and commit trivially */
     wpath_run(d->wp);
 }
@@ -1072,7 +1106,8 @@ static void drop_all_next(struct drop_all *d)
 {
     static const char sql[] =
         "SELECT key FROM bitmapd.bitmaps"
-        " WHERE key > $1::bytea AND key < 'message:push;'::bytea AND key >= 'message:push:'::bytea"
+        " WHERE key > $1::bytea AND key >= 'message:push:'::bytea AND key < 'message:read;'::bytea"
+        "   AND (key < 'message:push;'::bytea OR key >= 'message:read:'::bytea)"
         "   AND cardinality > 0"
         " ORDER BY key LIMIT 500"; /* DROP_ALL_PAGE */
     struct db_param p[1] = {{d->last_key, (int)d->last_len, 1}};

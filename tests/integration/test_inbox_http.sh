@@ -459,10 +459,19 @@ http POST "/v1/users/$H/history/drop" '{"before_period": "2026-13"}'
 expect_error "drop before period 2026-13" 400 invalid_body
 
 # --- periods -----------------------------------------------------------------------------------
-http PUT "/v1/periods/2026-01" '{"first_message": 100}'
-check "PUT period 2026-01 first_message 100" '200 {"period":"2026-01","first_message":100}' "$HTTP_STATUS $(jget .)"
-http PUT "/v1/periods/2026-02" '{"first_message": 200}'
-check "PUT period 2026-02 first_message 200" 200 "$HTTP_STATUS"
+# Boundaries must grow with the months, and the service has already recorded the
+# current month from its first push; start from a known table so the buckets are
+# deterministic whatever the date (the running service keeps its in-memory note
+# that this month is recorded, so it adds nothing behind our back).
+psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 -c "DELETE FROM bitmapd.inbox_periods" >/dev/null
+http PUT "/v1/periods/2098-01" '{"first_message": 100}'
+check "PUT period 2098-01 first_message 100" '200 {"period":"2098-01","first_message":100}' "$HTTP_STATUS $(jget .)"
+http PUT "/v1/periods/2098-02" '{"first_message": 200}'
+check "PUT period 2098-02 first_message 200" 200 "$HTTP_STATUS"
+http PUT "/v1/periods/2097-12" '{"first_message": 150}'
+expect_error "PUT an earlier month above a later month's boundary" 409 period_order
+http PUT "/v1/periods/2098-03" '{"first_message": 199}'
+expect_error "PUT a later month below an earlier month's boundary" 409 period_order
 http PUT "/v1/periods/2026-13" '{"first_message": 1}'
 expect_error "PUT period 2026-13" 400 invalid_parameter
 http PUT "/v1/periods/2026-03" '{"first_message": -1}'
@@ -470,8 +479,8 @@ expect_error "PUT period with first_message -1" 400 invalid_id
 http PUT "/v1/periods/2026-03" '{"first": 1}'
 expect_error "PUT period with an unknown field" 400 invalid_body
 http GET "/v1/periods"
-check "GET /v1/periods lists 2026-01 and 2026-02" "100 200" \
-  "$(jget '[.periods[] | select(.period == "2026-01" or .period == "2026-02") | .first_message | tostring] | join(" ")')"
+check "GET /v1/periods lists 2098-01 and 2098-02" "100 200" \
+  "$(jget '[.periods[] | select(.period == "2098-01" or .period == "2098-02") | .first_message | tostring] | join(" ")')"
 periods_json=$HTTP_BODY
 P=$(uid 10)
 http POST "/v1/users/$P/pushes" '{"messages": [50, 150, 250]}'
@@ -479,15 +488,15 @@ http POST "/v1/users/$P/reads" '{"messages": [150]}'
 p_version=$(jget .version)
 http GET "/v1/users/$P/periods"
 check "user periods → 200, ETag = the last write's version" "200 \"$p_version\"" "$HTTP_STATUS $HTTP_ETAG"
-check "user periods: 2026-01 holds 150 (pushed 1, read 1)" "1 1" \
-  "$(jget '.periods[] | select(.period == "2026-01") | "\(.pushed) \(.read)"')"
-check "user periods: 2026-02 holds 250 (pushed 1, read 0)" "1 0" \
-  "$(jget '.periods[] | select(.period == "2026-02") | "\(.pushed) \(.read)"')"
+check "user periods: 2098-01 holds 150 (pushed 1, read 1)" "1 1" \
+  "$(jget '.periods[] | select(.period == "2098-01") | "\(.pushed) \(.read)"')"
+check "user periods: 2098-02 holds 250 (pushed 1, read 0)" "1 0" \
+  "$(jget '.periods[] | select(.period == "2098-02") | "\(.pushed) \(.read)"')"
 # The whole answer, against buckets computed here from the recorded boundaries
-# (the service also records the current month from its first push).
+# (GET /v1/periods).
 expected=$(python3 - "$periods_json" <<'PY'
 import json, sys
-bounds = json.loads(sys.argv[1])["periods"]        # ordered by first_message
+bounds = json.loads(sys.argv[1])["periods"]        # ordered by period, hence by first_message
 pushed, read = [50, 150, 250], [150]
 edges = [0] + [b["first_message"] for b in bounds] + [2**32]
 names = ["earlier"] + [b["period"] for b in bounds]
@@ -504,8 +513,8 @@ PY
 check "user periods: every bucket as computed from GET /v1/periods" "$expected" "$(jget .periods)"
 check "user periods: the three pushes are all counted" 3 "$(jget '[.periods[].pushed] | add')"
 echo "# period boundaries: $(jq -c '.periods' <<<"$periods_json")"
-http POST "/v1/users/$P/history/drop" '{"before_period": "2026-02"}'
-check "drop before period 2026-02 (first_message 200) removes 50 and 150" "200 2 1" \
+http POST "/v1/users/$P/history/drop" '{"before_period": "2098-02"}'
+check "drop before period 2098-02 (first_message 200) removes 50 and 150" "200 2 1" \
   "$HTTP_STATUS $(jget .removed) $(jget .pushed)"
 
 # --- restart: the data survives ------------------------------------------------------------------
