@@ -1,0 +1,443 @@
+-- 010_codec: reads the CRoaring portable format in plain SQL and PL/pgSQL, so that
+-- operators and views can look inside bitmapd.bitmaps.bits from psql with no
+-- extension installed. Re-applied idempotently (CREATE OR REPLACE only).
+--
+-- Format (RoaringFormatSpec, little endian): cookie 12346 + uint32 container count,
+-- or cookie 12347 with (count - 1) in the high 16 bits + a run-flag bitset; then per
+-- container (uint16 key, uint16 cardinality - 1); then a uint32 offset per container
+-- unless the cookie is 12347 and there are fewer than 4 containers; then payloads:
+-- array = cardinality x uint16, bitset = 8192 bytes (cardinality > 4096, not run),
+-- run = uint16 nruns + nruns x (uint16 start, uint16 length - 1).
+--
+-- These functions check the structure (cookie, count, lengths, offsets, no trailing
+-- bytes) and raise SQLSTATE 22P03 otherwise. The contents of the containers (sorted
+-- arrays, bitset popcounts, ...) are checked by the service's C validator before any
+-- row is written, and are not re-checked here.
+-- Helpers whose names start with "_" are internal; their signatures may change.
+--
+-- Public functions first make one plain copy of their argument: a stored bitmap
+-- arrives TOASTed (compressed or out of line), and every get_byte on it would
+-- decompress the whole value again. Functions that run queries on the bitmap force
+-- generic plans: a custom plan folds the (possibly megabyte-sized) bytea parameter
+-- into a constant, copying it on every call. Without these two measures members()
+-- of a 65536-container bitmap took minutes instead of under two seconds.
+
+-- ---- byte access -----------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION bitmapd._u16(b bytea, p integer) RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT get_byte(b, p) | (get_byte(b, p + 1) << 8) $$;
+
+CREATE OR REPLACE FUNCTION bitmapd._u32(b bytea, p integer) RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT get_byte(b, p)::bigint | (get_byte(b, p + 1)::bigint << 8)
+           | (get_byte(b, p + 2)::bigint << 16) | (get_byte(b, p + 3)::bigint << 24) $$;
+
+-- Number of set bits in one byte; a single expression, so the planner inlines it.
+CREATE OR REPLACE FUNCTION bitmapd._popcount8(x integer) RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT (x & 1) + ((x >> 1) & 1) + ((x >> 2) & 1) + ((x >> 3) & 1)
+           + ((x >> 4) & 1) + ((x >> 5) & 1) + ((x >> 6) & 1) + ((x >> 7) & 1) $$;
+
+-- One place for the "malformed input" error, so every caller raises the same SQLSTATE.
+CREATE OR REPLACE FUNCTION bitmapd._malformed(msg text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    RAISE EXCEPTION 'bitmapd: malformed bitmap: %', msg
+        USING ERRCODE = 'invalid_binary_representation';
+END $$;
+
+CREATE OR REPLACE FUNCTION bitmapd._need(bits bytea, upto bigint, what text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    IF upto > length(bits) THEN
+        PERFORM bitmapd._malformed(format('truncated %s: needs %s bytes, has %s',
+                                          what, upto, length(bits)));
+    END IF;
+END $$;
+
+-- ---- header and container layout ----------------------------------------------------
+
+-- Where the parts of the header are. run_flags_at and offsets_at are NULL when the
+-- serialization has no run-flag bitset / no offset header.
+CREATE OR REPLACE FUNCTION bitmapd._header(bits bytea,
+    OUT n_containers integer, OUT run_flags_at integer, OUT keys_at integer,
+    OUT offsets_at integer, OUT body_at integer)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+    cookie bigint;
+    n bigint;
+BEGIN
+    PERFORM bitmapd._need(bits, 4, 'cookie');
+    cookie := bitmapd._u32(bits, 0);
+    IF cookie & 65535 = 12347 THEN
+        n := (cookie >> 16) + 1;
+        run_flags_at := 4;
+        keys_at := 4 + (n + 7) / 8;
+    ELSIF cookie = 12346 THEN
+        PERFORM bitmapd._need(bits, 8, 'container count');
+        n := bitmapd._u32(bits, 4);
+        IF n > 65536 THEN
+            PERFORM bitmapd._malformed(format('container count %s > 65536', n));
+        END IF;
+        keys_at := 8;
+    ELSE
+        PERFORM bitmapd._malformed(format('bad cookie %s', cookie));
+    END IF;
+    n_containers := n;
+    body_at := keys_at + 4 * n;
+    IF run_flags_at IS NULL OR n >= 4 THEN
+        offsets_at := body_at;
+        body_at := body_at + 4 * n;
+    END IF;
+    PERFORM bitmapd._need(bits, body_at, 'header');
+END $$;
+
+-- 'r' run, 'b' bitset or 'a' array, as the format decides it.
+CREATE OR REPLACE FUNCTION bitmapd._kind(bits bytea, run_flags_at integer, k integer,
+                                         card integer) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT CASE
+         WHEN run_flags_at IS NOT NULL AND (get_byte(bits, run_flags_at + k / 8) >> (k % 8)) & 1 = 1
+             THEN 'r'
+         WHEN card > 4096 THEN 'b'
+         ELSE 'a' END $$;
+
+-- Payload size in bytes of a container starting at pos.
+CREATE OR REPLACE FUNCTION bitmapd._size(bits bytea, pos integer, kind text, card integer)
+RETURNS integer
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    IF kind = 'b' THEN
+        RETURN 8192;
+    ELSIF kind = 'a' THEN
+        RETURN 2 * card;
+    END IF;
+    PERFORM bitmapd._need(bits, pos + 2::bigint, 'run count');
+    RETURN 2 + 4 * bitmapd._u16(bits, pos);
+END $$;
+
+-- Byte position of container k. With an offset header it is read directly (and
+-- bounds-checked); without one there are at most 3 containers, so walking is cheap.
+CREATE OR REPLACE FUNCTION bitmapd._position(bits bytea, h record, k integer)
+RETURNS integer
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+    pos bigint := h.body_at;
+    card integer;
+BEGIN
+    IF h.offsets_at IS NOT NULL THEN
+        pos := bitmapd._u32(bits, h.offsets_at + 4 * k);
+        IF pos < h.body_at OR pos > length(bits) THEN
+            PERFORM bitmapd._malformed(format('container %s: offset %s out of range', k, pos));
+        END IF;
+        RETURN pos;
+    END IF;
+    FOR i IN 0 .. k - 1 LOOP
+        card := bitmapd._u16(bits, h.keys_at + 4 * i + 2) + 1;
+        pos := pos + bitmapd._size(bits, pos::integer, bitmapd._kind(bits, h.run_flags_at, i, card), card);
+        PERFORM bitmapd._need(bits, pos, format('container %s', i));
+    END LOOP;
+    RETURN pos;
+END $$;
+
+-- Checks that the last container ends exactly where the value ends (and returns its
+-- position), which catches truncation and trailing bytes without a full walk.
+CREATE OR REPLACE FUNCTION bitmapd._last_position(bits bytea, h record) RETURNS integer
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+    k integer := h.n_containers - 1;
+    card integer;
+    pos integer := h.body_at;
+    size integer := 0;
+BEGIN
+    IF k >= 0 THEN
+        card := bitmapd._u16(bits, h.keys_at + 4 * k + 2) + 1;
+        pos := bitmapd._position(bits, h, k);
+        size := bitmapd._size(bits, pos, bitmapd._kind(bits, h.run_flags_at, k, card), card);
+        PERFORM bitmapd._need(bits, pos + size::bigint, format('container %s', k));
+    END IF;
+    IF pos + size <> length(bits) THEN
+        PERFORM bitmapd._malformed(format('%s trailing bytes', length(bits) - pos - size));
+    END IF;
+    RETURN pos;
+END $$;
+
+-- Every container, in key order, after checking that the containers tile the value
+-- exactly: offsets (when present) where the containers are, nothing truncated, no
+-- trailing bytes. Also useful on its own: SELECT * FROM bitmapd.containers(bits).
+CREATE OR REPLACE FUNCTION bitmapd.containers(bits bytea)
+RETURNS TABLE (idx integer, key integer, cardinality integer, kind text,
+               byte_offset integer, byte_size integer)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    h record;
+    pos integer;
+BEGIN
+    bits := bits || ''::bytea;  -- detoast once (see the note at the top)
+    SELECT * INTO h FROM bitmapd._header(bits);
+    pos := h.body_at;
+    FOR k IN 0 .. h.n_containers - 1 LOOP
+        IF h.offsets_at IS NOT NULL AND bitmapd._u32(bits, h.offsets_at + 4 * k) <> pos THEN
+            PERFORM bitmapd._malformed(format('container %s: offset %s should be %s', k,
+                                              bitmapd._u32(bits, h.offsets_at + 4 * k), pos));
+        END IF;
+        idx := k;
+        key := bitmapd._u16(bits, h.keys_at + 4 * k);
+        cardinality := bitmapd._u16(bits, h.keys_at + 4 * k + 2) + 1;
+        kind := bitmapd._kind(bits, h.run_flags_at, k, cardinality);
+        byte_offset := pos;
+        byte_size := bitmapd._size(bits, pos, kind, cardinality);
+        PERFORM bitmapd._need(bits, pos + byte_size::bigint, format('container %s', k));
+        RETURN NEXT;
+        pos := pos + byte_size;
+    END LOOP;
+    IF pos <> length(bits) THEN
+        PERFORM bitmapd._malformed(format('%s trailing bytes', length(bits) - pos));
+    END IF;
+END $$;
+
+-- ---- one container at a time --------------------------------------------------------
+
+-- Members of one container, ascending, as 32-bit values (base = key << 16).
+CREATE OR REPLACE FUNCTION bitmapd._container_members(bits bytea, pos integer, kind text,
+                                                      card integer, base bigint)
+RETURNS SETOF bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    b integer;
+    s integer;
+BEGIN
+    IF kind = 'a' THEN
+        RETURN QUERY SELECT base + bitmapd._u16(bits, pos + 2 * i)
+                     FROM generate_series(0, card - 1) AS i;
+    ELSIF kind = 'r' THEN
+        FOR i IN 0 .. bitmapd._u16(bits, pos) - 1 LOOP
+            s := bitmapd._u16(bits, pos + 2 + 4 * i);
+            RETURN QUERY SELECT base + v
+                         FROM generate_series(s, s + bitmapd._u16(bits, pos + 4 + 4 * i)) AS v;
+        END LOOP;
+    ELSE
+        -- Bit v of the bitset is bit (v % 8) of byte (v / 8); most bytes of a sparse
+        -- bitset are zero, so skip them before looking at bits.
+        FOR i IN 0 .. 8191 LOOP
+            b := get_byte(bits, pos + i);
+            CONTINUE WHEN b = 0;
+            FOR j IN 0 .. 7 LOOP
+                IF (b >> j) & 1 = 1 THEN
+                    RETURN NEXT base + 8 * i + j;
+                END IF;
+            END LOOP;
+        END LOOP;
+    END IF;
+END $$;
+
+-- Number of values < v in a sorted array container (binary search).
+CREATE OR REPLACE FUNCTION bitmapd._array_rank(bits bytea, pos integer, card integer,
+                                               v integer) RETURNS integer
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+    lo integer := 0;
+    hi integer := card;
+    mid integer;
+BEGIN
+    WHILE lo < hi LOOP
+        mid := (lo + hi) / 2;
+        IF bitmapd._u16(bits, pos + 2 * mid) < v THEN
+            lo := mid + 1;
+        ELSE
+            hi := mid;
+        END IF;
+    END LOOP;
+    RETURN lo;
+END $$;
+
+-- Number of values x of one container with a <= x < b (0 <= a < b <= 65536).
+CREATE OR REPLACE FUNCTION bitmapd._container_count(bits bytea, pos integer, kind text,
+                                                    card integer, a integer, b integer)
+RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    n bigint := 0;
+    full_lo integer := (a + 7) / 8;  -- first byte wholly inside [a, b)
+    full_hi integer := b / 8;        -- first byte past it
+    head_end integer;
+BEGIN
+    IF kind = 'a' THEN
+        RETURN bitmapd._array_rank(bits, pos, card, b) - bitmapd._array_rank(bits, pos, card, a);
+    ELSIF kind = 'r' THEN
+        SELECT coalesce(sum(greatest(0, least(s + l + 1, b) - greatest(s, a))), 0) INTO n
+        FROM (SELECT bitmapd._u16(bits, pos + 2 + 4 * i) AS s,
+                     bitmapd._u16(bits, pos + 4 + 4 * i) AS l
+              FROM generate_series(0, bitmapd._u16(bits, pos) - 1) AS i) AS runs;
+        RETURN n;
+    END IF;
+    IF full_lo >= full_hi THEN  -- no whole byte inside [a, b): only single bits
+        full_lo := b / 8;
+        full_hi := b / 8;
+        head_end := b;
+    ELSE
+        head_end := 8 * full_lo;
+    END IF;
+    SELECT coalesce(sum(bitmapd._popcount8(get_byte(bits, pos + i))), 0) INTO n
+    FROM generate_series(full_lo, full_hi - 1) AS i;
+    -- the single bits before the first whole byte and after the last one
+    SELECT n + count(*) INTO n
+    FROM (SELECT generate_series(a, head_end - 1)
+          UNION ALL
+          SELECT generate_series(greatest(8 * full_hi, head_end), b - 1)) AS e(v)
+    WHERE (get_byte(bits, pos + v / 8) >> (v % 8)) & 1 = 1;
+    RETURN n;
+END $$;
+
+-- Largest value of one container (containers are never empty).
+CREATE OR REPLACE FUNCTION bitmapd._container_max(bits bytea, pos integer, kind text,
+                                                  card integer) RETURNS integer
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+    b integer;
+BEGIN
+    IF kind = 'a' THEN
+        RETURN bitmapd._u16(bits, pos + 2 * (card - 1));
+    ELSIF kind = 'r' THEN
+        IF bitmapd._u16(bits, pos) = 0 THEN
+            PERFORM bitmapd._malformed('empty run container');
+        END IF;
+        b := pos + 2 + 4 * (bitmapd._u16(bits, pos) - 1);
+        RETURN bitmapd._u16(bits, b) + bitmapd._u16(bits, b + 2);
+    END IF;
+    FOR i IN REVERSE 8191 .. 0 LOOP
+        b := get_byte(bits, pos + i);
+        CONTINUE WHEN b = 0;
+        FOR j IN REVERSE 7 .. 0 LOOP
+            IF (b >> j) & 1 = 1 THEN
+                RETURN 8 * i + j;
+            END IF;
+        END LOOP;
+    END LOOP;
+    PERFORM bitmapd._malformed('empty bitset container');
+    RETURN NULL;
+END $$;
+
+-- ---- public functions ----------------------------------------------------------------
+
+-- Every member, in ascending order.
+CREATE OR REPLACE FUNCTION bitmapd.members(bits bytea) RETURNS SETOF bigint
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    c record;
+BEGIN
+    bits := bits || ''::bytea;  -- detoast once (see the note at the top)
+    -- containers() checks the whole layout before the first member is returned
+    FOR c IN SELECT * FROM bitmapd.containers(bits) LOOP
+        RETURN QUERY SELECT * FROM bitmapd._container_members(bits, c.byte_offset, c.kind,
+                                                              c.cardinality, c.key::bigint << 16);
+    END LOOP;
+END $$;
+
+COMMENT ON FUNCTION bitmapd.containers(bytea) IS
+  'Layout of a portable-format Roaring bitmap, one row per container; raises 22P03 on malformed input';
+
+COMMENT ON FUNCTION bitmapd.members(bytea) IS
+  'Members of a portable-format Roaring bitmap, ascending; raises 22P03 on malformed input';
+
+-- First container index whose key is >= key (binary search over the sorted keys).
+CREATE OR REPLACE FUNCTION bitmapd._first_key_at_least(bits bytea, h record, key integer)
+RETURNS integer
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+DECLARE
+    lo integer := 0;
+    hi integer := h.n_containers;
+    mid integer;
+BEGIN
+    WHILE lo < hi LOOP
+        mid := (lo + hi) / 2;
+        IF bitmapd._u16(bits, h.keys_at + 4 * mid) < key THEN
+            lo := mid + 1;
+        ELSE
+            hi := mid;
+        END IF;
+    END LOOP;
+    RETURN lo;
+END $$;
+
+-- Number of members in [lo, hi). Containers wholly inside the range count by their
+-- header cardinality; only the (at most two) containers cut by lo or hi are decoded.
+CREATE OR REPLACE FUNCTION bitmapd.count_range(bits bytea, lo bigint, hi bigint)
+RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    h record;
+    total bigint := 0;
+    key integer;
+    card integer;
+    base bigint;
+    pos integer;
+    kind text;
+BEGIN
+    bits := bits || ''::bytea;  -- detoast once (see the note at the top)
+    SELECT * INTO h FROM bitmapd._header(bits);
+    PERFORM bitmapd._last_position(bits, h);  -- not truncated, nothing trailing
+    lo := greatest(lo, 0);
+    hi := least(hi, 4294967296);
+    IF lo >= hi THEN
+        RETURN 0;
+    END IF;
+    FOR k IN bitmapd._first_key_at_least(bits, h, (lo >> 16)::integer) .. h.n_containers - 1 LOOP
+        key := bitmapd._u16(bits, h.keys_at + 4 * k);
+        base := key::bigint << 16;
+        EXIT WHEN base >= hi;
+        card := bitmapd._u16(bits, h.keys_at + 4 * k + 2) + 1;
+        IF base >= lo AND base + 65536 <= hi THEN
+            total := total + card;
+        ELSE
+            pos := bitmapd._position(bits, h, k);
+            kind := bitmapd._kind(bits, h.run_flags_at, k, card);
+            PERFORM bitmapd._need(bits, pos + bitmapd._size(bits, pos, kind, card)::bigint,
+                                  format('container %s', k));
+            total := total + bitmapd._container_count(bits, pos, kind, card,
+                                                      greatest(lo - base, 0)::integer,
+                                                      least(hi - base, 65536)::integer);
+        END IF;
+    END LOOP;
+    RETURN total;
+END $$;
+
+COMMENT ON FUNCTION bitmapd.count_range(bytea, bigint, bigint) IS
+  'Number of members in [lo, hi) of a portable-format Roaring bitmap, decoding only boundary containers';
+
+-- Largest member, or NULL for the empty bitmap. Only the last container is decoded.
+CREATE OR REPLACE FUNCTION bitmapd.max_member(bits bytea) RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    h record;
+    k integer;
+    card integer;
+    pos integer;
+BEGIN
+    bits := bits || ''::bytea;  -- detoast once (see the note at the top)
+    SELECT * INTO h FROM bitmapd._header(bits);
+    pos := bitmapd._last_position(bits, h);
+    IF h.n_containers = 0 THEN
+        RETURN NULL;
+    END IF;
+    k := h.n_containers - 1;
+    card := bitmapd._u16(bits, h.keys_at + 4 * k + 2) + 1;
+    RETURN (bitmapd._u16(bits, h.keys_at + 4 * k)::bigint << 16)
+         + bitmapd._container_max(bits, pos, bitmapd._kind(bits, h.run_flags_at, k, card), card);
+END $$;
+
+COMMENT ON FUNCTION bitmapd.max_member(bytea) IS
+  'Largest member of a portable-format Roaring bitmap, NULL when empty';
