@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# What `make run` executes: uses the configured PostgreSQL DSN (BITMAPD_DSN or
+# service.ini [postgres] dsn) if there is one, else starts the embedded cluster
+# in var/pg; applies migrations; then runs build/bitmapd in the foreground.
+# Ctrl-C (INT) or TERM stops the service, then the embedded cluster.
+# Extra arguments are passed to every bitmapd invocation (e.g. --config FILE,
+# --set http.port=9000).
+set -euo pipefail
+
+ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+cd -- "$ROOT"
+BIN=build/bitmapd
+PGDIR=var/pg
+
+[[ -x $BIN ]] || {
+  echo "run: $BIN not built (make all)" >&2
+  exit 1
+}
+
+dsn=$("$BIN" --print-dsn "$@")
+embedded=0
+if [[ -z $dsn ]]; then
+  embedded=1
+  # Stop the cluster whatever happens from here on (migration failure included).
+  trap 'bash scripts/pg.sh stop "$PGDIR" || true' EXIT
+  bash scripts/pg.sh start "$PGDIR"
+  BITMAPD_DSN=$(<"$PGDIR/dsn")
+  export BITMAPD_DSN
+  echo "run: using the embedded cluster in $PGDIR (make psql to inspect it)"
+else
+  echo "run: using the configured database (no embedded cluster)"
+fi
+
+"$BIN" --migrate "$@"
+
+# Background child + wait, so our INT/TERM trap runs at once and forwards the
+# stop request. A second signal kills the service outright.
+child=""
+signals=0
+# shellcheck disable=SC2317  # invoked by trap
+forward() {
+  signals=$((signals + 1))
+  [[ -n $child ]] || return 0
+  if ((signals == 1)); then
+    kill -TERM "$child" 2>/dev/null || true
+  else
+    kill -KILL "$child" 2>/dev/null || true
+  fi
+}
+trap forward INT TERM
+
+"$BIN" "$@" &
+child=$!
+# wait returns early (status > 128) when a trapped signal arrives while the
+# service still runs: wait again until it is gone, then once more for its
+# real exit status (bash keeps it).
+while kill -0 "$child" 2>/dev/null; do
+  wait "$child" || true
+done
+rc=0
+wait "$child" || rc=$?
+child=""
+if ((embedded)); then
+  echo "run: bitmapd exited with status $rc; stopping the embedded cluster"
+fi
+exit "$rc"
