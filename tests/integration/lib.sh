@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC2034  # HTTP_*, SERVICE_* are results for the sourcing test
+# Helpers sourced by every tests/integration/test_*.sh: TAP-style checks,
+# starting/stopping a bitmapd instance on a free port, and an HTTP client
+# that exposes status, body and ETag. Run by scripts/test_integration.sh,
+# which sets BITMAPD_DSN, BITMAPD_BIN, BITMAPD_PGDIR, BITMAPD_ROOT and a fresh
+# BITMAPD_TEST_TMP for each test script.
+#
+#   check NAME EXPECTED ACTUAL        ok/not ok on string equality
+#   check_match NAME REGEX ACTUAL     ok/not ok on a bash =~ (ERE) match
+#   finish                            stops services, exits 1 if any check failed
+#   free_port                         prints a free TCP port on 127.0.0.1
+#   start_service [bitmapd args...]   starts bitmapd on a free port (or
+#                                     $START_PORT), sets PORT, SERVICE_PID,
+#                                     BASE_URL; returns 1 if it never got healthy
+#   stop_service [PORT]               SIGTERM (then SIGKILL) the service on PORT
+#                                     (default: the last started); sets
+#                                     SERVICE_EXIT to its exit status
+#   http METHOD PATH [BODY] [curl args...]
+#                                     sets HTTP_STATUS (000 if no answer),
+#                                     HTTP_BODY, HTTP_ETAG (quotes included),
+#                                     HTTP_HEADERS; BODY is sent as JSON
+#   jget FILTER                       jq -c -r FILTER on HTTP_BODY
+#
+# Checks never return non-zero, so a test may use `set -e` safely.
+
+BITMAPD_ROOT=${BITMAPD_ROOT:-$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)}
+BITMAPD_BIN=${BITMAPD_BIN:-$BITMAPD_ROOT/build/bitmapd}
+if [[ -z ${BITMAPD_TEST_TMP:-} ]]; then
+  BITMAPD_TEST_TMP=$(mktemp -d /tmp/bitmapd-test.XXXXXX)
+fi
+export BITMAPD_ROOT BITMAPD_BIN BITMAPD_TEST_TMP
+
+CHECKS_FAILED=0
+CHECKS_RUN=0
+PORT=
+SERVICE_PID=
+BASE_URL=
+SERVICE_EXIT=
+HTTP_STATUS=
+HTTP_BODY=
+HTTP_ETAG=
+HTTP_HEADERS=
+declare -gA _SERVICE_PIDS=()
+
+# Prints each line of stdin as a TAP diagnostic.
+_diag() {
+  sed 's/^/#   /'
+}
+
+check() { # NAME EXPECTED ACTUAL
+  CHECKS_RUN=$((CHECKS_RUN + 1))
+  if [[ $2 == "$3" ]]; then
+    echo "ok - $1"
+  else
+    CHECKS_FAILED=$((CHECKS_FAILED + 1))
+    echo "not ok - $1"
+    printf 'expected: %s\n' "$2" | _diag
+    printf 'actual:   %s\n' "$3" | _diag
+  fi
+  return 0
+}
+
+check_match() { # NAME REGEX ACTUAL
+  CHECKS_RUN=$((CHECKS_RUN + 1))
+  if [[ $3 =~ $2 ]]; then
+    echo "ok - $1"
+  else
+    CHECKS_FAILED=$((CHECKS_FAILED + 1))
+    echo "not ok - $1"
+    printf 'expected to match: %s\n' "$2" | _diag
+    printf 'actual:            %s\n' "$3" | _diag
+  fi
+  return 0
+}
+
+finish() {
+  local p
+  for p in "${!_SERVICE_PIDS[@]}"; do
+    stop_service "$p"
+  done
+  if ((CHECKS_FAILED > 0)); then
+    echo "# $CHECKS_FAILED of $CHECKS_RUN check(s) failed"
+    exit 1
+  fi
+  exit 0
+}
+
+_port_in_use() {
+  if command -v ss >/dev/null 2>&1; then
+    [[ -n $(ss -Htln "sport = :$1" 2>/dev/null) ]]
+  else
+    (: <"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+  fi
+}
+
+# A free port in 20000-29999: below the kernel's ephemeral range, so outgoing
+# connections do not take it between this check and the bind.
+free_port() {
+  local i port
+  for ((i = 0; i < 200; i++)); do
+    port=$((20000 + (RANDOM * 32768 + RANDOM) % 10000))
+    if ! _port_in_use "$port"; then
+      echo "$port"
+      return 0
+    fi
+  done
+  echo "free_port: no free port found" >&2
+  return 1
+}
+
+start_service() { # [extra bitmapd args...]
+  local port code="" i log
+  port=${START_PORT:-$(free_port)} || return 1
+  log=$BITMAPD_TEST_TMP/bitmapd.$port.log
+  "$BITMAPD_BIN" --set "http.port=$port" --set http.address=127.0.0.1 "$@" \
+    >>"$log" 2>&1 </dev/null &
+  SERVICE_PID=$!
+  PORT=$port
+  BASE_URL=http://127.0.0.1:$port
+  _SERVICE_PIDS[$port]=$SERVICE_PID
+  echo "$SERVICE_PID" >"$BITMAPD_TEST_TMP/bitmapd.$port.pid"
+  for ((i = 0; i < 100; i++)); do
+    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$BASE_URL/healthz" || true)
+    [[ $code == 200 ]] && return 0
+    kill -0 "$SERVICE_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  check "bitmapd started on port $port (GET /healthz)" 200 "$code"
+  echo "# last lines of $log:"
+  tail -n 30 "$log" | _diag
+  return 1
+}
+
+stop_service() { # [PORT]
+  local port=${1:-$PORT} pid i
+  pid=${_SERVICE_PIDS[$port]:-}
+  [[ -n $pid ]] || return 0
+  unset "_SERVICE_PIDS[$port]"
+  rm -f "$BITMAPD_TEST_TMP/bitmapd.$port.pid"
+  SERVICE_EXIT=
+  if kill -TERM "$pid" 2>/dev/null; then
+    for ((i = 0; i < 100; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      echo "# bitmapd (pid $pid, port $port) ignored SIGTERM for 10 s; sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  SERVICE_EXIT=0
+  wait "$pid" 2>/dev/null || SERVICE_EXIT=$?
+  return 0
+}
+
+http() { # METHOD PATH [BODY] [extra curl args...]
+  local method=$1 path=$2 body="" has_body=0
+  shift 2
+  if (($# > 0)); then
+    body=$1
+    has_body=1
+    shift
+  fi
+  local out=$BITMAPD_TEST_TMP/http.body hdr=$BITMAPD_TEST_TMP/http.headers
+  local args=(-s -X "$method" -o "$out" -D "$hdr" -w '%{http_code}' --max-time 30)
+  if ((has_body)) && [[ -n $body ]]; then
+    # Via stdin: no size limit of a single argument, no special meaning of "@".
+    args+=(-H 'Content-Type: application/json' --data-binary @-)
+  fi
+  : >"$out"
+  : >"$hdr"
+  HTTP_STATUS=$(printf '%s' "$body" | curl "${args[@]}" "$@" "$BASE_URL$path" || true)
+  [[ -n $HTTP_STATUS ]] || HTTP_STATUS=000
+  HTTP_BODY=$(<"$out")
+  HTTP_HEADERS=$(tr -d '\r' <"$hdr")
+  HTTP_ETAG=$(sed -n 's/^[Ee][Tt][Aa][Gg]:[[:space:]]*//p' <<<"$HTTP_HEADERS" | tail -n 1)
+  return 0
+}
+
+jget() { # FILTER
+  jq -c -r "$1" <<<"$HTTP_BODY" 2>/dev/null || echo "<jq: not JSON or bad filter>"
+}
