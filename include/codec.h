@@ -12,8 +12,9 @@
 
 #include "common.h"
 
-/* Largest portable serialization we accept (65536 full bitset containers + headers). */
-#define CODEC_MAX_BYTES ((size_t)65536 * 8192 + 65536 * 8 + 16)
+/* Largest portable serialization we accept: 65536 bitset containers, their
+ * key/cardinality pairs and offsets, the run-flag bytes and the cookie. */
+#define CODEC_MAX_BYTES ((size_t)65536 * 8192 + 65536 * 8 + 8192 + 16)
 
 /* Checks that buf[0..len) is exactly one well-formed portable serialization:
  * cookie, container count, keys strictly increasing, array containers strictly
