@@ -52,13 +52,17 @@ trap forward INT TERM
 "$BIN" "$@" &
 child=$!
 # wait returns early (status > 128) when a trapped signal arrives while the
-# service still runs: wait again until it is gone, then once more for its
-# real exit status (bash keeps it).
-while kill -0 "$child" 2>/dev/null; do
-  wait "$child" || true
-done
+# service still runs: wait again until it is gone.
 rc=0
-wait "$child" || rc=$?
+while :; do
+  if wait "$child"; then rc=0; else rc=$?; fi
+  kill -0 "$child" 2>/dev/null || break
+done
+# When that wait was cut short just as the service exited, bash may still
+# hold the real status; it answers 127 or -1 (sic) when it does not.
+final=0
+wait "$child" 2>/dev/null || final=$?
+if ((final >= 0 && final != 127)); then rc=$final; fi
 child=""
 if ((embedded)); then
   echo "run: bitmapd exited with status $rc; stopping the embedded cluster"
