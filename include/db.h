@@ -50,6 +50,9 @@ struct db_job *db_query(struct db *db, const char *sql, int nparams, const struc
  * completion on the server; its result is discarded. */
 void db_cancel(struct db_job *job);
 
+/* Big-endian int8 of a binary-format result cell. */
+int64_t db_value_int8(const PGresult *res, int row, int col);
+
 /* True when at least one connection is established. */
 bool db_is_up(const struct db *db);
 

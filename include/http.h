@@ -45,6 +45,10 @@ void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag);
 void http_reply_error(struct http_ctx *c, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Answers a failed query: 503 db_unavailable when the database is out of reach,
+ * else 500. Frees c. */
+void http_reply_db_failure(struct http_ctx *c, const struct db_result *r);
+
 /* Parsers that answer 400 themselves and return false on bad input. */
 bool http_param_user_or_reply(struct http_ctx *c, int idx, int64_t *out) WUR;
 bool http_param_msg_or_reply(struct http_ctx *c, int idx, uint32_t *out) WUR;

@@ -464,6 +464,14 @@ void db_free(struct db *db)
     free(db);
 }
 
+int64_t db_value_int8(const PGresult *res, int row, int col)
+{
+    const uint8_t *p = (const uint8_t *)PQgetvalue(res, row, col);
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
+    return (int64_t)v;
+}
+
 bool db_is_up(const struct db *db)
 {
     for (int i = 0; i < db->nconns; i++)

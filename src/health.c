@@ -9,8 +9,7 @@ static void health_done(const struct db_result *r, void *arg)
     if (r->status == DB_OK)
         http_reply_json(c, 200, json_pack("{s:s,s:s}", "status", "ok", "database", "up"), -1);
     else
-        http_reply_error(c, 503, "db_unavailable", "database unavailable: %s",
-                         r->message ? r->message : "unknown error");
+        http_reply_db_failure(c, r);
 }
 
 /* GET /healthz */

@@ -128,6 +128,14 @@ void http_reply_error(struct http_ctx *c, int status, const char *code, const ch
     http_reply_json(c, status, json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg), -1);
 }
 
+void http_reply_db_failure(struct http_ctx *c, const struct db_result *r)
+{
+    if (r->status == DB_UNAVAILABLE)
+        http_reply_error(c, 503, "db_unavailable", "database unavailable: %s", r->message ? r->message : "");
+    else
+        http_reply_error(c, 500, "internal", "%s", r->message ? r->message : "query failed");
+}
+
 /* ---- parsing helpers ------------------------------------------------------------ */
 
 bool http_param_user_or_reply(struct http_ctx *c, int idx, int64_t *out)

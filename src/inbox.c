@@ -722,25 +722,25 @@ static void periods_note_push(struct app *app, const uint32_t *ids, size_t n)
 
 static const char SQL_PERIODS[] = "SELECT period, first_message FROM bitmapd.inbox_periods ORDER BY period";
 
+/* [{"period": "YYYY-MM", "first_message": id}, …] from SQL_PERIODS rows. */
+static json_t *periods_json(const PGresult *res)
+{
+    json_t *list = json_array();
+    for (int i = 0; i < PQntuples(res); i++)
+        json_array_append_new(list, json_pack("{s:s%,s:I}", "period", PQgetvalue(res, i, 0),
+                                              (size_t)PQgetlength(res, i, 0), "first_message",
+                                              (json_int_t)db_value_int8(res, i, 1)));
+    return list;
+}
+
 static void periods_list_done(const struct db_result *r, void *arg)
 {
     struct http_ctx *c = arg;
     if (r->status != DB_OK) {
-        http_reply_error(c, r->status == DB_UNAVAILABLE ? 503 : 500,
-                         r->status == DB_UNAVAILABLE ? "db_unavailable" : "internal", "%s",
-                         r->message ? r->message : "query failed");
+        http_reply_db_failure(c, r);
         return;
     }
-    json_t *list = json_array();
-    for (int i = 0; i < PQntuples(r->res); i++) {
-        const uint8_t *p = (const uint8_t *)PQgetvalue(r->res, i, 1);
-        int64_t first = 0;
-        for (int b = 0; b < 8; b++) first = (int64_t)(((uint64_t)first << 8) | p[b]);
-        json_array_append_new(list, json_pack("{s:s%,s:I}", "period", PQgetvalue(r->res, i, 0),
-                                              (size_t)PQgetlength(r->res, i, 0), "first_message",
-                                              (json_int_t)first));
-    }
-    http_reply_json(c, 200, json_pack("{s:o}", "periods", list), -1);
+    http_reply_json(c, 200, json_pack("{s:o}", "periods", periods_json(r->res)), -1);
 }
 
 /* GET /v1/periods */
@@ -756,9 +756,7 @@ static void period_put_done(const struct db_result *r, void *arg)
 {
     struct http_ctx *c = arg;
     if (r->status != DB_OK) {
-        http_reply_error(c, r->status == DB_UNAVAILABLE ? 503 : 500,
-                         r->status == DB_UNAVAILABLE ? "db_unavailable" : "internal", "%s",
-                         r->message ? r->message : "query failed");
+        http_reply_db_failure(c, r);
         return;
     }
     if (PQntuples(r->res) != 1) {
@@ -839,21 +837,11 @@ static void user_periods_loaded(const struct db_result *res, void *arg)
 {
     struct user_read *r = arg;
     if (res->status != DB_OK) {
-        http_reply_error(r->c, res->status == DB_UNAVAILABLE ? 503 : 500,
-                         res->status == DB_UNAVAILABLE ? "db_unavailable" : "internal", "%s",
-                         res->message ? res->message : "query failed");
+        http_reply_db_failure(r->c, res);
         user_read_free(r);
         return;
     }
-    r->periods = json_array();
-    for (int i = 0; i < PQntuples(res->res); i++) {
-        const uint8_t *p = (const uint8_t *)PQgetvalue(res->res, i, 1);
-        int64_t first = 0;
-        for (int b = 0; b < 8; b++) first = (int64_t)(((uint64_t)first << 8) | p[b]);
-        json_array_append_new(r->periods, json_pack("{s:s%,s:I}", "period", PQgetvalue(res->res, i, 0),
-                                                    (size_t)PQgetlength(res->res, i, 0), "first_message",
-                                                    (json_int_t)first));
-    }
+    r->periods = periods_json(res->res);
     user_read_start(r);
 }
 
@@ -890,19 +878,14 @@ static void drop_period_loaded(const struct db_result *res, void *arg)
 
     free(bl);
     if (res->status != DB_OK) {
-        http_reply_error(c, res->status == DB_UNAVAILABLE ? 503 : 500,
-                         res->status == DB_UNAVAILABLE ? "db_unavailable" : "internal", "%s",
-                         res->message ? res->message : "query failed");
+        http_reply_db_failure(c, res);
         return;
     }
     if (PQntuples(res->res) != 1) {
         http_reply_error(c, 404, "unknown_period", "no boundary is recorded for that period");
         return;
     }
-    const uint8_t *p = (const uint8_t *)PQgetvalue(res->res, 0, 0);
-    uint64_t first = 0;
-    for (int b = 0; b < 8; b++) first = (first << 8) | p[b];
-    then(c, (uint32_t)first);
+    then(c, (uint32_t)db_value_int8(res->res, 0, 0));
 }
 
 /* Resolves {"before": id} or {"before_period": "YYYY-MM"} to an id, then calls then(). */
@@ -968,7 +951,8 @@ struct drop_all {
     uint32_t bound;
     uint8_t last_key[WP_KEY_MAX];
     size_t last_len;
-    uint64_t users_changed, removed;
+    uint64_t users_changed, removed, failed;
+    json_t *errors; /* the first NOT_PUSHED_LIST_MAX users that could not be changed */
     bool gone;
 };
 
@@ -986,6 +970,7 @@ static void drop_all_fail(struct drop_all *d, int status, const char *code, cons
     http_reply_error(d->c, status, code, "%s (after %llu users changed, %llu messages removed)", msg,
                      (unsigned long long)d->users_changed, (unsigned long long)d->removed);
     if (d->wp) wpath_free(d->wp);
+    json_decref(d->errors);
     free(d);
 }
 
@@ -1018,10 +1003,14 @@ static void drop_all_page_done(struct wpath *wp, enum wp_status st, const char *
         return;
     }
     for (size_t i = 0; i < wpath_nunits(wp); i++) {
-        if (units[i].status != WP_OK) {
-            drop_all_fail(d, 500, units[i].status == WP_CORRUPT ? "corrupt_bitmap" : "internal",
-                          units[i].status == WP_CORRUPT ? units[i].error : "could not update a user");
-            return;
+        if (units[i].status != WP_OK) { /* a corrupt user must not stop everyone else's drop */
+            d->failed++;
+            if (json_array_size(d->errors) < NOT_PUSHED_LIST_MAX)
+                json_array_append_new(d->errors, json_pack("{s:s%,s:s}", "key", units[i].keys[0].key,
+                                                           units[i].keys[0].keylen, "error",
+                                                           units[i].status == WP_CORRUPT ? units[i].error
+                                                                                         : "conflict"));
+            continue;
         }
         bool changed = units[i].keys[K_PUSH].dirty || units[i].keys[K_READ].dirty;
         d->users_changed += changed;
@@ -1058,14 +1047,20 @@ static void drop_all_keys_loaded(const struct db_result *r, void *arg)
     if (r->status != DB_OK) {
         drop_all_fail(d, r->status == DB_UNAVAILABLE ? 503 : 500,
                       r->status == DB_UNAVAILABLE ? "db_unavailable" : "internal",
-                      r->message ? r->message : "query failed");
+                      r->message ? r->message : "query failed"); /* with progress so far */
         return;
     }
     n = PQntuples(r->res);
     if (n == 0 || d->gone) {
-        http_reply_json(d->c, 200, json_pack("{s:I,s:I,s:I}", "before", (json_int_t)d->bound, "users",
-                                             (json_int_t)d->users_changed, "removed", (json_int_t)d->removed),
-                        -1);
+        json_t *out = json_pack("{s:I,s:I,s:I}", "before", (json_int_t)d->bound, "users",
+                                (json_int_t)d->users_changed, "removed", (json_int_t)d->removed);
+        if (d->failed) {
+            json_object_set_new(out, "failed", json_integer((json_int_t)d->failed));
+            json_object_set(out, "errors", d->errors);
+        }
+        /* 200 when every user was handled; otherwise 500 naming who was not */
+        http_reply_json(d->c, d->failed ? 500 : 200, out, -1);
+        json_decref(d->errors);
         free(d);
         return;
     }
@@ -1123,6 +1118,11 @@ static void drop_all_start(struct http_ctx *c, uint32_t bound)
     }
     d->c = c;
     d->bound = bound;
+    if (!(d->errors = json_array())) {
+        free(d);
+        http_reply_error(c, 500, "internal", "out of memory");
+        return;
+    }
     c->op = d;
     c->on_gone = drop_all_gone;
     drop_all_next(d);

@@ -102,14 +102,6 @@ static struct db_param pa_param(const struct pgarr *a)
 
 /* ---- result readers -------------------------------------------------------- */
 
-static int64_t get_int8(const PGresult *res, int row, int col)
-{
-    const uint8_t *p = (const uint8_t *)PQgetvalue(res, row, col);
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
-    return (int64_t)v;
-}
-
 static int32_t get_int4(const PGresult *res, int row, int col)
 {
     const uint8_t *p = (const uint8_t *)PQgetvalue(res, row, col);
@@ -162,15 +154,15 @@ static void load_done(const struct db_result *r, void *arg)
             return;
         }
         for (int i = 0; i < PQntuples(r->res); i++) {
-            int64_t ord = get_int8(r->res, i, 0);
+            int64_t ord = db_value_int8(r->res, i, 0);
             if (ord < 1 || (size_t)ord > ctx->n) continue;
             struct store_row *row = &rows[ord - 1];
             row->found = true;
-            row->version = get_int8(r->res, i, 1);
+            row->version = db_value_int8(r->res, i, 1);
             row->bits = (const uint8_t *)PQgetvalue(r->res, i, 2);
             row->len = (size_t)PQgetlength(r->res, i, 2);
-            row->cardinality = get_int8(r->res, i, 3);
-            row->checksum = (uint32_t)get_int8(r->res, i, 4);
+            row->cardinality = db_value_int8(r->res, i, 3);
+            row->checksum = (uint32_t)db_value_int8(r->res, i, 4);
         }
     }
     ctx->cb(st, r->message, rows, ctx->arg);

@@ -58,4 +58,16 @@ http GET "/v1/users/$X/messages?limit=10"
 check "healthy user still pages [70000,42,3,2,1]" "[70000,42,3,2,1]" "$(jget '[.messages[].id]')"
 http GET /healthz
 check "healthz 200 after corrupt rows" 200 "$HTTP_STATUS"
+
+# Dropping history for everyone goes past the corrupt users and names them.
+http POST "/v1/history/drop" '{"before": 2}' --max-time 120
+check "drop for everyone with corrupt rows present → 500" 500 "$HTTP_STATUS"
+check "drop for everyone counts the 3 corrupt users as failed" 3 \
+  "$(jget "[.errors[].key | select(test(\"message:push:($U|$V|$W)\$\"))] | length")"
+http GET "/v1/users/$X/messages?limit=10"
+check "drop for everyone still dropped the healthy user's id 1" "[70000,42,3,2]" "$(jget '[.messages[].id]')"
+
+# Leave the shared test database without corrupt rows for the tests after this one.
+sql "DELETE FROM bitmapd.bitmaps WHERE key IN (convert_to('message:push:$U', 'UTF8'),
+     convert_to('message:push:$V', 'UTF8'), convert_to('message:push:$W', 'UTF8'))" >/dev/null
 finish
