@@ -10,19 +10,21 @@
 # machine and the command to docs/benchmarks.md (BENCH_OUT). The service and the
 # cluster are always stopped and removed at exit.
 #
-# Scale: seeding a full year (1,825 ids) for all 100,000 users goes through the
-# API at about 500-1,100 users/s on 2 shared cores (about 2-3 minutes alone), so
-# by default users 0-9,999 get the full year and users 10,000-99,999 50 ids each;
-# BENCH_FULL_USERS=100000 seeds everyone fully (the run then takes ~5 minutes).
+# Scale: seeding goes through the API, one request per user, at roughly 500-1,100
+# users/s on 2 shared cores. Users 0-9,999 always get a full year (1,825 ids);
+# the other 90,000 get a full year too when the rate of those first 10,000
+# projects the whole seeding within BENCH_SEED_BUDGET seconds, else BENCH_IDS ids
+# each (the report says which happened and why).
 #
 # Environment (defaults in brackets):
 #   BENCH_SECONDS [10]        duration of each wrk load phase
 #   BENCH_CONNECTIONS [16]    wrk connections;  BENCH_THREADS [2] wrk threads
 #   BENCH_USERS [100000]      users seeded; every load request picks one at random
-#   BENCH_FULL_USERS [10000]  users 0…N-1 get all 1,825 ids of the year …
+#   BENCH_FULL_USERS [auto]   users 0…N-1 get all 1,825 ids of the year …
 #   BENCH_IDS [50]            … the others this many, spread over the year
-#   BENCH_ROW_USERS [10000]   users (from 0) of the storage comparison
-#   BENCH_SEED_TIMEOUT [240]  seconds the seeding may take before the run fails
+#   BENCH_SEED_BUDGET [120]   seconds a full seeding may be projected to take (auto)
+#   BENCH_SEED_TIMEOUT [240]  seconds the whole seeding may take before the run fails
+#   BENCH_ROW_USERS [≤10000]  users (from 0, full ones) of the storage comparison
 #   BENCH_BIN [build/bitmapd] the binary;  BENCH_OUT [docs/benchmarks.md]
 set -euo pipefail
 
@@ -44,9 +46,9 @@ THREADS=${BENCH_THREADS:-2}
 USERS=${BENCH_USERS:-100000}
 num BENCH_USERS "$USERS" 1 10000000
 IDS=${BENCH_IDS:-50}
-FULL=${BENCH_FULL_USERS:-$((USERS < 10000 ? USERS : 10000))}
-ROW_USERS=${BENCH_ROW_USERS:-$((FULL > 0 ? FULL : (USERS < 10000 ? USERS : 10000)))}
+FULL=${BENCH_FULL_USERS:-0}
 SEED_TIMEOUT=${BENCH_SEED_TIMEOUT:-240}
+SEED_BUDGET=${BENCH_SEED_BUDGET:-120}
 BIN=${BENCH_BIN:-build/bitmapd}
 OUT=${BENCH_OUT:-docs/benchmarks.md}
 num BENCH_SECONDS "$SECS" 1 600
@@ -54,13 +56,13 @@ num BENCH_CONNECTIONS "$CONNS" 1 1000
 num BENCH_THREADS "$THREADS" 1 64
 num BENCH_IDS "$IDS" 1 "$SLOTS"
 num BENCH_FULL_USERS "$FULL" 0 "$USERS"
-num BENCH_ROW_USERS "$ROW_USERS" 0 "$USERS"
+num BENCH_SEED_BUDGET "$SEED_BUDGET" 0 3600
 num BENCH_SEED_TIMEOUT "$SEED_TIMEOUT" 10 3600
 ((CONNS >= THREADS)) || {
   echo "bench: BENCH_CONNECTIONS must be at least BENCH_THREADS" >&2
   exit 2
 }
-export BENCH_USERS=$USERS BENCH_IDS=$IDS BENCH_FULL_USERS=$FULL BENCH_THREADS=$THREADS
+export BENCH_USERS=$USERS BENCH_IDS=$IDS BENCH_THREADS=$THREADS
 
 for tool in wrk psql curl jq ss; do
   command -v "$tool" >/dev/null || {
@@ -158,47 +160,97 @@ bench_field() { grep -m1 '^BENCH ' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 # --- seeding -----------------------------------------------------------------
 
+# Phase 1 seeds users 0..P1-1 with a full year; phase 2 the others, with a full
+# year too when phase 1's rate projects the whole seeding within SEED_BUDGET
+# seconds (or BENCH_FULL_USERS says so), else with IDS ids each.
+export BENCH_SEED_DONE=$WORK/seed-done BENCH_NAME=seed
+SEED_S=0
+SEED_STATUSES=""
+declare -A SEED_CODES=()
+
+seed_range() { # FROM TO: seeds users FROM..TO-1 (BENCH_FULL_USERS as exported)
+  local from=$1 to=$2 t0 t1 seeded=0 next_progress done_threads tn=$THREADS limit
+  ((to > from)) || return 0
+  rm -f -- "$WORK"/seed-done.*
+  ((to - from >= tn)) || tn=$((to - from))
+  limit=$(awk -v t="$SEED_TIMEOUT" -v s="$SEED_S" 'BEGIN{l = int(t - s); print (l < 10 ? 10 : l)}')
+  t0=$(date +%s.%N)
+  BENCH_SEED_FROM=$from BENCH_USERS=$to \
+    wrk -t "$THREADS" -c "$CONNS" -d "${limit}s" --timeout 60s -s bench/seed.lua "$URL" >"$WORK/seed.out" 2>&1 &
+  WRK_PID=$!
+  next_progress=$((SECONDS + 30))
+  while kill -0 "$WRK_PID" 2>/dev/null; do
+    if ((SECONDS >= next_progress)); then
+      next_progress=$((SECONDS + 30))
+      log "… $(sql -c "SELECT count(*) FROM bitmapd.bitmaps WHERE cardinality > 0") users seeded"
+    fi
+    done_threads=$(find "$WORK" -maxdepth 1 -name 'seed-done.*' | wc -l)
+    if ((done_threads >= tn)); then
+      seeded=1
+      break
+    fi
+    sleep 0.2
+  done
+  t1=$(date +%s.%N)
+  kill -INT "$WRK_PID" 2>/dev/null || true
+  wait "$WRK_PID" || true
+  WRK_PID=""
+  if ((!seeded)); then
+    echo "bench: seeding users $from..$((to - 1)) did not finish within ${limit}s (BENCH_SEED_TIMEOUT=$SEED_TIMEOUT in all); wrk said:" >&2
+    cat "$WORK/seed.out" >&2
+    exit 1
+  fi
+  SEED_LAST_S=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')
+  SEED_S=$(awk -v a="$SEED_S" -v b="$SEED_LAST_S" 'BEGIN{printf "%.1f", a + b}')
+  local pair
+  for pair in $(bench_field "$WORK/seed.out" statuses | tr ',' ' '); do
+    [[ $pair == *:* ]] && SEED_CODES[${pair%%:*}]=$((${SEED_CODES[${pair%%:*}]:-0} + ${pair#*:}))
+  done
+  SEED_STATUSES=$(for c in "${!SEED_CODES[@]}"; do echo "$c:${SEED_CODES[$c]}"; done | sort -n | paste -sd, -)
+}
+
+if [[ -n ${BENCH_FULL_USERS:-} ]]; then
+  P1=$FULL
+  FULL_HOW="set by BENCH_FULL_USERS"
+else
+  P1=$((USERS < 10000 ? USERS : 10000))
+fi
+export BENCH_FULL_USERS=$P1
+log "seeding users 0..$((P1 - 1)) with $(thousands "$SLOTS") ids each through POST /v1/users/{u}/pushes"
+seed_range 0 "$P1"
+if ((P1 == USERS)); then
+  FULL=$USERS
+elif [[ -z ${FULL_HOW:-} ]]; then
+  SEED_RATE=$(awk -v n="$P1" -v s="$SEED_LAST_S" 'BEGIN{printf "%.0f", (s > 0 ? n / s : 1e9)}')
+  PROJECTED_S=$(awk -v n="$USERS" -v r="$SEED_RATE" 'BEGIN{printf "%.0f", n / r}')
+  if ((PROJECTED_S <= SEED_BUDGET)); then
+    FULL=$USERS
+    FULL_HOW="the first $(thousands "$P1") users were seeded at $(thousands "$SEED_RATE") users/s, which projected ${PROJECTED_S}s for a full year for all $(thousands "$USERS"): within the seeding budget of ${SEED_BUDGET}s"
+  else
+    FULL=$P1
+    FULL_HOW="the first $(thousands "$P1") users were seeded at $(thousands "$SEED_RATE") users/s, which projected ${PROJECTED_S}s for a full year for all $(thousands "$USERS"): over the seeding budget of ${SEED_BUDGET}s"
+  fi
+  log "$FULL_HOW"
+fi
+export BENCH_FULL_USERS=$FULL
+if ((USERS > P1)); then
+  log "seeding users $P1..$((USERS - 1)) with $(thousands "$((FULL > P1 ? SLOTS : IDS))") ids each"
+  seed_range "$P1" "$USERS"
+fi
+export BENCH_USERS=$USERS
+ROW_USERS=${BENCH_ROW_USERS:-$((FULL > 0 ? (FULL < 10000 ? FULL : 10000) : (USERS < 10000 ? USERS : 10000)))}
+num BENCH_ROW_USERS "$ROW_USERS" 0 "$USERS"
+
 SEED_IDS=$(((FULL * SLOTS) + (USERS - FULL) * IDS))
 if ((FULL == USERS)); then
   SEED_DESC="$(thousands "$USERS") users × $(thousands "$SLOTS") ids"
 else
   SEED_DESC="$(thousands "$FULL") users × $(thousands "$SLOTS") ids + $(thousands $((USERS - FULL))) users × $(thousands "$IDS") ids"
 fi
-log "seeding $SEED_DESC through POST /v1/users/{u}/pushes (one request per user, at most ${SEED_TIMEOUT}s)"
-export BENCH_SEED_DONE=$WORK/seed-done BENCH_NAME=seed
-seed_t0=$(date +%s.%N)
-wrk -t "$THREADS" -c "$CONNS" -d "${SEED_TIMEOUT}s" --timeout 60s -s bench/seed.lua "$URL" >"$WORK/seed.out" 2>&1 &
-WRK_PID=$!
-seeded=0
-next_progress=$((SECONDS + 30))
-while kill -0 "$WRK_PID" 2>/dev/null; do
-  if ((SECONDS >= next_progress)); then
-    next_progress=$((SECONDS + 30))
-    log "… $(sql -c "SELECT count(*) FROM bitmapd.bitmaps WHERE cardinality > 0") users seeded"
-  fi
-  done_threads=$(find "$WORK" -maxdepth 1 -name 'seed-done.*' | wc -l)
-  if ((done_threads >= THREADS && done_threads >= 1)) || ((done_threads >= USERS)); then
-    seeded=1
-    break
-  fi
-  sleep 0.2
-done
-seed_t1=$(date +%s.%N)
-kill -INT "$WRK_PID" 2>/dev/null || true
-wait "$WRK_PID" || true
-WRK_PID=""
-SEED_S=$(awk -v a="$seed_t0" -v b="$seed_t1" 'BEGIN{printf "%.1f", b - a}')
-if ((!seeded)); then
-  echo "bench: seeding did not finish within ${SEED_TIMEOUT}s; wrk said:" >&2
-  cat "$WORK/seed.out" >&2
-  exit 1
-fi
-SEED_NON2XX=$(bench_field "$WORK/seed.out" non2xx)
-SEED_STATUSES=$(bench_field "$WORK/seed.out" statuses)
 read -r push_rows push_ids < <(sql -F ' ' -c "
   SELECT count(*), coalesce(sum(cardinality), 0) FROM bitmapd.bitmaps
    WHERE key >= convert_to('message:push:', 'UTF8') AND key < convert_to('message:push;', 'UTF8')")
-log "seeded in ${SEED_S}s: $push_rows push rows holding $push_ids ids (statuses $SEED_STATUSES)"
+log "seeded $SEED_DESC in ${SEED_S}s: $push_rows push rows holding $push_ids ids (statuses $SEED_STATUSES)"
 if [[ $push_rows != "$USERS" || $push_ids != "$SEED_IDS" ]]; then
   echo "bench: expected $USERS push rows holding $SEED_IDS ids after seeding" >&2
   exit 1
@@ -413,10 +465,12 @@ TOTAL_S=$(($(date +%s) - START_S))
   echo "user, the other isReadable lookups a random id; page asks for a random page of 20 within the user's box."
   if ((FULL < USERS)); then
     echo
-    echo "**Scaled down:** only users 0–$(thousands $((FULL - 1))) hold a full year. Seeding a full year for every one of"
-    echo "100,000 users through the API takes 2–3 minutes on this machine (500–1,100 users/s), more than the time"
-    echo "budget of \`make bench\` allows. So $(( (USERS - FULL) * 100 / USERS ))% of the load requests hit a box of $IDS ids, which is cheaper to"
-    echo "load and decode than a full year's; \`BENCH_FULL_USERS=$USERS make bench\` runs the full workload."
+    echo "**Scaled down:** only users 0–$(thousands $((FULL - 1))) hold a full year ($FULL_HOW)."
+    echo "So $(( (USERS - FULL) * 100 / USERS ))% of the load requests hit a box of $IDS ids, which is cheaper to load and decode"
+    echo "than a full year's; \`BENCH_FULL_USERS=$USERS make bench\` forces the full workload."
+  elif [[ -n ${PROJECTED_S:-} ]]; then
+    echo
+    echo "Every user holds a full year: $FULL_HOW."
   fi
   echo
   echo "## Throughput and latency"

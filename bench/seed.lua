@@ -1,6 +1,7 @@
 -- bench/seed.lua — seeds the message boxes through the API: one
--- POST /v1/users/{u}/pushes {"messages": [all of u's ids]} per user. Thread t of T
--- takes users t, t+T, t+2T, …; when each of those requests has been answered it
+-- POST /v1/users/{u}/pushes {"messages": [all of u's ids]} per user, for users
+-- BENCH_SEED_FROM … BENCH_USERS-1. Thread t of T takes users FROM+t, FROM+t+T,
+-- FROM+t+2T, …; when each of those requests has been answered it
 -- stops and creates the file $BENCH_SEED_DONE.<t>, which bench/run.sh waits for
 -- (wrk itself always runs for its -d duration; run.sh interrupts it then).
 local B = dofile("bench/common.lua")
@@ -10,9 +11,9 @@ local next_user, assigned, answered, marker
 
 function init(args)
     B.init()
-    next_user = tid
+    next_user = tonumber(os.getenv("BENCH_SEED_FROM") or "0") + tid
     assigned = 0
-    if tid < B.USERS then assigned = math.floor((B.USERS - 1 - tid) / B.THREADS) + 1 end
+    if next_user < B.USERS then assigned = math.floor((B.USERS - 1 - next_user) / B.THREADS) + 1 end
     answered = 0
     marker = (os.getenv("BENCH_SEED_DONE") or "/tmp/bitmapd-bench-seed-done") .. "." .. tid
 end
