@@ -166,6 +166,9 @@ bench_field() { grep -m1 '^BENCH ' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 export BENCH_SEED_DONE=$WORK/seed-done BENCH_NAME=seed
 SEED_S=0
 SEED_STATUSES=""
+PHASES=() # "name start_epoch", in order; checkpoints are attributed to them
+phase() { PHASES+=("$1 $(date +%s.%N)"); }
+phase seeding
 declare -A SEED_CODES=()
 
 seed_range() { # FROM TO: seeds users FROM..TO-1 (BENCH_FULL_USERS as exported)
@@ -204,7 +207,7 @@ seed_range() { # FROM TO: seeds users FROM..TO-1 (BENCH_FULL_USERS as exported)
   SEED_S=$(awk -v a="$SEED_S" -v b="$SEED_LAST_S" 'BEGIN{printf "%.1f", a + b}')
   local pair
   for pair in $(bench_field "$WORK/seed.out" statuses | tr ',' ' '); do
-    [[ $pair == *:* ]] && SEED_CODES[${pair%%:*}]=$((${SEED_CODES[${pair%%:*}]:-0} + ${pair#*:}))
+    if [[ $pair == *:* ]]; then SEED_CODES[${pair%%:*}]=$((${SEED_CODES[${pair%%:*}]:-0} + ${pair#*:})); fi
   done
   SEED_STATUSES=$(for c in "${!SEED_CODES[@]}"; do echo "$c:${SEED_CODES[$c]}"; done | sort -n | paste -sd, -)
 }
@@ -288,6 +291,7 @@ done
 # and as a row-per-event table.
 
 log "measuring storage"
+phase storage
 sql -c "VACUUM (ANALYZE) bitmapd.bitmaps"
 IFS='|' read -r all_rows bits_bytes rel_bytes < <(sql -c "
   SELECT count(*), sum(octet_length(bits)), pg_total_relation_size('bitmapd.bitmaps') FROM bitmapd.bitmaps")
@@ -342,6 +346,7 @@ declare -A DESC=(
 )
 for w in "${WORKLOADS[@]}"; do
   log "load: $w for ${SECS}s ($CONNS connections, $THREADS threads)"
+  phase "$w"
   export BENCH_NAME=$w
   cpu0=$(svc_cpu)
   read -r busy0 idle0 < <(machine_busy)
@@ -364,6 +369,25 @@ for w in "${WORKLOADS[@]}"; do
     tail -n 30 "$WORK/bitmapd.log" >&2
     exit 1
   fi
+done
+
+phase end
+
+# PostgreSQL checkpoints (log_checkpoints is on by default), by the phase they started in.
+CHECKPOINTS=""
+pglog=$PGDIR/postgres.log
+declare -A CP=()
+while read -r d t z _ reason; do
+  ts=$(date -d "$d $t $z" +%s.%N 2>/dev/null) || continue
+  name=before
+  for ph in "${PHASES[@]}"; do
+    if awk -v a="$ts" -v b="${ph#* }" 'BEGIN{exit !(a >= b)}'; then name=${ph%% *}; fi
+  done
+  CP[$name]+="${CP[$name]:+, }${reason}"
+done < <(sed -n 's/^\([0-9-]* [0-9:.]* [A-Z]*\) \[[0-9]*\] LOG:  checkpoint starting: \(.*\)$/\1 - \2/p' "$pglog" 2>/dev/null || true)
+for ph in "${PHASES[@]}"; do
+  name=${ph%% *}
+  if [[ -n ${CP[$name]:-} ]]; then CHECKPOINTS+="${CHECKPOINTS:+; }$name: ${CP[$name]}"; fi
 done
 
 svc_warnings=$(tail -n +$((LOG_LINES_AT_START + 1)) "$WORK/bitmapd.log" | grep -c 'level=\(warn\|error\)' || true)
@@ -499,6 +523,12 @@ TOTAL_S=$(($(date +%s) - START_S))
     echo "- **Errors: $total_non2xx non-2xx answers during the load phases** (see the statuses column)."
   else
     echo "- Every load-phase answer was a 2xx."
+  fi
+  echo "- Other processes on the machine count in \"machine CPU\" too (see the load average at start)."
+  if [[ -n $CHECKPOINTS ]]; then
+    echo "- PostgreSQL checkpoints started during (phase: cause) — $CHECKPOINTS."
+  else
+    echo "- No PostgreSQL checkpoint started during the run."
   fi
   if ((svc_warnings > 0)); then
     echo "- bitmapd logged $svc_warnings warning or error lines during the run."
