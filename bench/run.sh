@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016 # single-quoted backquotes are Markdown code, not expansions
 # bench/run.sh — what `make bench` runs after building build/bitmapd.
 #
 # On loopback only: creates a throwaway PostgreSQL cluster and a bitmapd in front
@@ -32,10 +33,10 @@ ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd -- "$ROOT"
 
 num() { # NAME VALUE MIN MAX: a bounded integer setting, or exit
-  [[ $2 =~ ^[0-9]+$ ]] && (($2 >= $3 && $2 <= $4)) || {
+  if ! [[ $2 =~ ^[0-9]+$ ]] || (($2 < $3 || $2 > $4)); then
     echo "bench: $1 must be an integer in $3..$4, not '$2'" >&2
     exit 2
-  }
+  fi
 }
 
 SLOTS=1825
@@ -297,7 +298,7 @@ IFS='|' read -r all_rows bits_bytes rel_bytes < <(sql -c "
   SELECT count(*), sum(octet_length(bits)), pg_total_relation_size('bitmapd.bitmaps') FROM bitmapd.bitmaps")
 
 row_users_sql="generate_series(0, $ROW_USERS - 1) u"
-sub_rows=0 sub_bits=0 sub_push_bits=0 sub_rel=0 sub_ids=0 raw_sub=0 row_n=0 row_rel=0 ROW_S=0
+sub_rows=0 sub_push_bits=0 sub_rel=0 sub_ids=0 raw_sub=0 row_n=0 row_rel=0 ROW_S=0
 if ((ROW_USERS > 0)); then
   log "storage of users 0..$((ROW_USERS - 1)): bitmap rows, raw bitmaps, a row-per-event table"
   sql <<EOF
@@ -309,8 +310,8 @@ INSERT INTO bench.bitmaps_copy
    ORDER BY b.key;
 VACUUM (ANALYZE) bench.bitmaps_copy;
 EOF
-  IFS='|' read -r sub_rows sub_bits sub_push_bits sub_ids sub_rel < <(sql -c "
-    SELECT count(*), sum(octet_length(bits)),
+  IFS='|' read -r sub_rows sub_push_bits sub_ids sub_rel < <(sql -c "
+    SELECT count(*),
            sum(octet_length(bits)) FILTER (WHERE key < convert_to('message:push;', 'UTF8')),
            sum(cardinality) FILTER (WHERE key < convert_to('message:push;', 'UTF8')),
            pg_total_relation_size('bench.bitmaps_copy') FROM bench.bitmaps_copy")
