@@ -79,6 +79,15 @@ static void reply_unit_failure(struct http_ctx *c, const struct wp_unit *u)
         reply_wp_failure(c, u->status, NULL);
 }
 
+/* {"key": …, "error": …} for a unit of a bulk request that did not commit. */
+static json_t *unit_error_json(const struct wp_unit *u)
+{
+    const char *why = u->status == WP_CORRUPT      ? u->error
+                      : u->status == WP_CONFLICTED ? "conflict"
+                                                   : "could not be changed";
+    return json_pack("{s:s%,s:s}", "key", u->keys[0].key, u->keys[0].keylen, "error", why);
+}
+
 static int64_t user_version(const struct wp_unit *u)
 {
     return u->keys[K_PUSH].version + u->keys[K_READ].version;
@@ -396,10 +405,7 @@ static void fanout_done(struct wpath *wp, enum wp_status st, const char *msg, vo
             if (units[i].status == WP_OK)
                 ok++;
             else if (json_array_size(failed) < NOT_PUSHED_LIST_MAX)
-                json_array_append_new(failed, json_pack("{s:s%,s:s}", "key", units[i].keys[0].key,
-                                                        units[i].keys[0].keylen, "error",
-                                                        units[i].status == WP_CORRUPT ? units[i].error
-                                                                                      : "conflict"));
+                json_array_append_new(failed, unit_error_json(&units[i]));
         }
         if (ok) periods_note_push(f->c->app, &f->msg, 1);
         json_t *out = json_pack("{s:I,s:I}", "message", (json_int_t)f->msg, "users", (json_int_t)ok);
@@ -1006,10 +1012,7 @@ static void drop_all_page_done(struct wpath *wp, enum wp_status st, const char *
         if (units[i].status != WP_OK) { /* a corrupt user must not stop everyone else's drop */
             d->failed++;
             if (json_array_size(d->errors) < NOT_PUSHED_LIST_MAX)
-                json_array_append_new(d->errors, json_pack("{s:s%,s:s}", "key", units[i].keys[0].key,
-                                                           units[i].keys[0].keylen, "error",
-                                                           units[i].status == WP_CORRUPT ? units[i].error
-                                                                                         : "conflict"));
+                json_array_append_new(d->errors, unit_error_json(&units[i]));
             continue;
         }
         bool changed = units[i].keys[K_PUSH].dirty || units[i].keys[K_READ].dirty;
