@@ -18,10 +18,12 @@ SRCS  := $(wildcard src/*.c)
 OBJS  := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
 LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+# hiredis clients used by the integration tests (not unit tests)
+TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 
 .PHONY: all deps run test unit integration test-sanitize psql bench format clean help
 
-all: $(BUILD)/bitmapd
+all: $(BUILD)/bitmapd $(TOOLS)
 
 help:
 	@echo "make run       install missing packages, build, start the embedded PostgreSQL, migrate, serve"
@@ -41,7 +43,10 @@ $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJS) | $(BUILD)/tests
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
-$(BUILD)/obj $(BUILD)/tests:
+$(BUILD)/tools/%: tests/tools/%.c | $(BUILD)/tools
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lhiredis
+
+$(BUILD)/obj $(BUILD)/tests $(BUILD)/tools:
 	mkdir -p $@
 
 unit: $(TESTS)
@@ -73,4 +78,4 @@ format:
 clean:
 	rm -rf build build-asan
 
--include $(OBJS:.o=.d) $(TESTS:=.d)
+-include $(OBJS:.o=.d) $(TESTS:=.d) $(TOOLS:=.d)
