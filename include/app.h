@@ -3,6 +3,7 @@
 #define BITMAPD_APP_H
 
 #include <event2/event.h>
+#include <time.h>
 
 #include "config.h"
 #include "db.h"
@@ -13,6 +14,7 @@ struct app {
     struct event_base *base;
     struct db *db;
     struct store *store;
+    time_t started;
 };
 
 #endif

@@ -15,6 +15,18 @@ struct config {
     int http_max_page_limit;
     int http_default_page_limit;
     int http_max_ids;
+    /* [resp] */
+    char *resp_address;
+    int resp_port; /* 0: no RESP listener */
+    char *resp_password;
+    int resp_max_clients;
+    int resp_max_bulk_bytes;   /* one argument */
+    int resp_max_args;         /* arguments of one command */
+    int resp_max_inline_bytes; /* an inline command line, or a *N / $N header line */
+    int resp_max_pipeline;     /* commands queued per client before we stop reading it */
+    int resp_max_value_bytes;  /* largest string GET/GETRANGE/R.GETINTARRAY materialise */
+    int resp_max_key_bytes;
+    int resp_keys_max;         /* KEYS answers at most this many keys */
     /* [postgres] */
     char *pg_dsn;
     int pg_pool_size;

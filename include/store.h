@@ -24,6 +24,7 @@ struct store_row {
     size_t len;
     int64_t cardinality;
     uint32_t checksum;
+    int64_t nbytes; /* length as a Redis string; -1 when NULL (as long as the members need) */
 };
 
 /* rows[i] belongs to keys[i]; rows is NULL unless status is STORE_OK. */
@@ -38,6 +39,7 @@ struct store_write {
     size_t len;
     uint64_t cardinality;
     uint32_t checksum;
+    int64_t nbytes; /* stored as the Redis string length; -1 stores NULL */
     int32_t group;
 };
 

@@ -13,15 +13,20 @@
 #include "common.h"
 #include "store.h"
 
-#define WP_MAX_KEYS 2
-#define WP_KEY_MAX 64
+#define WP_MAX_KEYS 1026  /* keys of one unit (BITOP: a destination and its sources) */
+#define WP_INLINE_KEYS 2  /* a unit's keys live inside it up to this many */
+#define WP_KEY_INLINE 48  /* key bytes kept inside wp_key; longer keys are allocated */
+#define WP_KEY_MAX 2048   /* longest key (a PostgreSQL btree entry must stay under ~2.7 kB) */
 
 struct wp_key {
-    char key[WP_KEY_MAX];
+    const char *key; /* set with wp_key_set(): points into buf or to an allocation */
     size_t keylen;
     int64_t version;      /* loaded version; after commit, the committed one */
+    int64_t nbytes;       /* loaded Redis string length (-1: none stored); written back as is */
     roaring_bitmap_t *bm; /* current content; mutate() changes it in place */
     bool dirty;           /* set by mutate() for keys it changed */
+    bool found;           /* the row existed before this write (create=false loads) */
+    char buf[WP_KEY_INLINE];
 };
 
 enum wp_status {
@@ -34,7 +39,7 @@ enum wp_status {
 };
 
 struct wp_unit {
-    struct wp_key keys[WP_MAX_KEYS];
+    struct wp_key *keys; /* key_buf, or an allocation made by wpath_unit_keys() */
     int nkeys;
     int attempts;
     bool done;
@@ -42,6 +47,7 @@ struct wp_unit {
     enum wp_status status; /* of this unit once done: WP_OK, WP_REJECTED, WP_CORRUPT, WP_CONFLICTED */
     char error[160];       /* for WP_CORRUPT: the reason, naming the key */
     uint64_t aux;          /* the domain's own per-unit figure, set by mutate() */
+    struct wp_key key_buf[WP_INLINE_KEYS];
 };
 
 enum wp_mutation { WP_CHANGED, WP_UNCHANGED, WP_REJECT };
@@ -64,6 +70,11 @@ struct wpath_ops {
 struct wpath *wpath_new(struct store *st, const struct config *cfg, size_t nunits,
                         const struct wpath_ops *ops, void *arg, bool release_bitmaps) WUR;
 struct wp_unit *wpath_units(struct wpath *wp);
+/* Gives a unit n keys (1 .. WP_MAX_KEYS); false on out of memory. Units start with
+ * room for WP_INLINE_KEYS keys, so setting nkeys directly is fine up to that. */
+bool wpath_unit_keys(struct wp_unit *u, int n) WUR;
+/* Copies a key name (1 .. WP_KEY_MAX bytes) into k; false if too long or out of memory. */
+bool wp_key_set(struct wp_key *k, const void *key, size_t len) WUR;
 size_t wpath_nunits(const struct wpath *wp);
 void wpath_run(struct wpath *wp);
 /* The client went away: finish what was sent, start nothing new, still call done(). */

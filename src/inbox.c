@@ -25,6 +25,14 @@ static size_t inbox_key(char *buf, int which, int64_t user)
     return (size_t)n;
 }
 
+/* Names a write-path key after a user's bitmap (short: always fits inside wp_key). */
+static void inbox_unit_key(struct wp_key *k, int which, int64_t user)
+{
+    char buf[WP_KEY_MAX];
+    size_t n = inbox_key(buf, which, user);
+    if (!wp_key_set(k, buf, n)) abort(); /* at most 33 bytes: cannot fail */
+}
+
 static uint64_t unread_count(const roaring_bitmap_t *push, const roaring_bitmap_t *read)
 {
     return roaring_bitmap_get_cardinality(push) - roaring_bitmap_and_cardinality(push, read);
@@ -282,8 +290,8 @@ static void user_write_start(struct http_ctx *c, const struct user_write_args *a
     w->bound = a->bound;
     struct wp_unit *u = &wpath_units(w->wp)[0];
     u->nkeys = 2;
-    u->keys[K_PUSH].keylen = inbox_key(u->keys[K_PUSH].key, K_PUSH, a->user);
-    u->keys[K_READ].keylen = inbox_key(u->keys[K_READ].key, K_READ, a->user);
+    inbox_unit_key(&u->keys[K_PUSH], K_PUSH, a->user);
+    inbox_unit_key(&u->keys[K_READ], K_READ, a->user);
     c->op = w;
     c->on_gone = user_write_gone;
     wpath_run(w->wp);
@@ -463,7 +471,7 @@ void inbox_fanout(struct http_ctx *c)
     for (size_t i = 0; i < n; i++) {
         struct wp_unit *u = &wpath_units(f->wp)[i];
         u->nkeys = 1;
-        u->keys[0].keylen = inbox_key(u->keys[0].key, K_PUSH, users[i]);
+        inbox_unit_key(&u->keys[0], K_PUSH, users[i]);
     }
     free(users);
     c->op = f;
@@ -1092,8 +1100,8 @@ static void drop_all_keys_loaded(const struct db_result *r, void *arg)
         int64_t user = users[i];
         struct wp_unit *u = &wpath_units(d->wp)[units++];
         u->nkeys = 2;
-        u->keys[K_PUSH].keylen = inbox_key(u->keys[K_PUSH].key, K_PUSH, user);
-        u->keys[K_READ].keylen = inbox_key(u->keys[K_READ].key, K_READ, user);
+        inbox_unit_key(&u->keys[K_PUSH], K_PUSH, user);
+        inbox_unit_key(&u->keys[K_READ], K_READ, user);
     }
     free(users);
     /* units past `units` stay empty (nkeys 0) and commit trivially */

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "db.h"
 #include "http.h"
+#include "resp.h"
 #include "log.h"
 #include "migrate.h"
 #include "store.h"
@@ -32,6 +33,7 @@ static void usage(FILE *out)
 struct shutdown {
     struct event_base *base;
     struct http_server *srv;
+    struct resp_server *resp;
     struct event *tick;
     int waited_ms;
 };
@@ -41,8 +43,9 @@ static void shutdown_tick(evutil_socket_t fd, short what, void *arg)
 {
     struct shutdown *sd = arg;
     struct timeval tv = {0, 50 * 1000};
-    if (http_inflight() == 0 || sd->waited_ms >= SHUTDOWN_DEADLINE_MS) {
-        if (http_inflight()) log_warn("msg=\"shutdown deadline passed\" unanswered=%d", http_inflight());
+    int pending = http_inflight() + resp_inflight();
+    if (pending == 0 || sd->waited_ms >= SHUTDOWN_DEADLINE_MS) {
+        if (pending) log_warn("msg=\"shutdown deadline passed\" unanswered=%d", pending);
         event_base_loopbreak(sd->base);
         return;
     }
@@ -55,8 +58,9 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
     struct shutdown *sd = arg;
     if (sd->tick) return; /* already stopping */
-    log_info("msg=\"stopping\" signal=%d inflight=%d", (int)sig, http_inflight());
+    log_info("msg=\"stopping\" signal=%d inflight=%d", (int)sig, http_inflight() + resp_inflight());
     http_server_stop_accepting(sd->srv);
+    resp_server_stop_accepting(sd->resp);
     sd->tick = evtimer_new(sd->base, shutdown_tick, sd);
     if (!sd->tick) {
         event_base_loopbreak(sd->base);
@@ -69,6 +73,7 @@ static int serve(struct config *cfg)
 {
     struct app app = {.cfg = cfg};
     struct http_server *srv = NULL;
+    struct resp_server *resp = NULL;
     struct event *sigint = NULL, *sigterm = NULL;
     struct shutdown sd = {0};
     int rc = 1;
@@ -81,16 +86,20 @@ static int serve(struct config *cfg)
     signal(SIGPIPE, SIG_IGN);
     srand((unsigned)time(NULL) ^ (unsigned)getpid());
     if (!(app.base = event_base_new()) || !(app.db = db_new(app.base, cfg, cfg->pg_dsn)) ||
-        !(app.store = store_new(app.db)) || !(srv = http_server_new(&app)))
+        !(app.store = store_new(app.db)) || !(srv = http_server_new(&app)) ||
+        (cfg->resp_port && !(resp = resp_server_new(&app))))
         goto done;
+    app.started = time(NULL);
     sd.base = app.base;
     sd.srv = srv;
+    sd.resp = resp;
     sigint = evsignal_new(app.base, SIGINT, on_signal, &sd);
     sigterm = evsignal_new(app.base, SIGTERM, on_signal, &sd);
     if (!sigint || !sigterm || event_add(sigint, NULL) || event_add(sigterm, NULL)) goto done;
     event_base_dispatch(app.base);
     rc = 0;
 done:
+    resp_server_free(resp);
     http_server_free(srv);
     if (sigint) event_free(sigint);
     if (sigterm) event_free(sigterm);

@@ -88,6 +88,14 @@ static void pa_int8(struct pgarr *a, int64_t v)
     pa_bytes(a, &lo, 4);
 }
 
+static void pa_int8_or_null(struct pgarr *a, int64_t v)
+{
+    if (v < 0)
+        pa_put32(a, 0xFFFFFFFFu);
+    else
+        pa_int8(a, v);
+}
+
 static void pa_int4(struct pgarr *a, int32_t v)
 {
     pa_put32(a, 4);
@@ -118,7 +126,7 @@ static enum store_status status_of(const struct db_result *r)
 /* ---- load ------------------------------------------------------------------- */
 
 static const char SQL_LOAD[] =
-    "SELECT k.ord, b.version, b.bits, b.cardinality, b.checksum"
+    "SELECT k.ord, b.version, b.bits, b.cardinality, b.checksum, b.nbytes"
     "  FROM unnest($1::bytea[]) WITH ORDINALITY AS k(key, ord)"
     "  JOIN bitmapd.bitmaps b ON b.key = k.key";
 
@@ -127,11 +135,11 @@ static const char SQL_LOAD_CREATE[] =
     " ins AS (INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum)"
     "         SELECT key, 0, $2::bytea, 0, $3::int8 FROM k ORDER BY key"
     "         ON CONFLICT (key) DO NOTHING"
-    "         RETURNING key, version, bits, cardinality, checksum)"
-    " SELECT k.ord, b.version, b.bits, b.cardinality, b.checksum"
+    "         RETURNING key, version, bits, cardinality, checksum, nbytes)"
+    " SELECT k.ord, b.version, b.bits, b.cardinality, b.checksum, b.nbytes"
     "   FROM k JOIN bitmapd.bitmaps b ON b.key = k.key"
     " UNION ALL"
-    " SELECT k.ord, i.version, i.bits, i.cardinality, i.checksum"
+    " SELECT k.ord, i.version, i.bits, i.cardinality, i.checksum, i.nbytes"
     "   FROM k JOIN ins i ON i.key = k.key";
 
 struct load_ctx {
@@ -163,6 +171,7 @@ static void load_done(const struct db_result *r, void *arg)
             row->len = (size_t)PQgetlength(r->res, i, 2);
             row->cardinality = db_value_int8(r->res, i, 3);
             row->checksum = (uint32_t)db_value_int8(r->res, i, 4);
+            row->nbytes = PQgetisnull(r->res, i, 5) ? -1 : db_value_int8(r->res, i, 5);
         }
     }
     ctx->cb(st, r->message, rows, ctx->arg);
@@ -203,13 +212,14 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
  * run to completion after the main query has materialised `bad`. */
 static const char SQL_CAS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
-    "                                $5::int8[], $6::int4[]) AS t(key, ver, bits, card, crc, grp)),"
+    "                                $5::int8[], $6::int4[], $7::int8[])"
+    "                         AS t(key, ver, bits, card, crc, grp, nbytes)),"
     " cur AS (SELECT b.key, b.version FROM bitmapd.bitmaps b"
     "          WHERE b.key = ANY($1::bytea[]) ORDER BY b.key FOR UPDATE),"
     " bad AS (SELECT DISTINCT v.grp FROM v LEFT JOIN cur ON cur.key = v.key"
     "          WHERE cur.version IS DISTINCT FROM v.ver),"
     " upd AS (UPDATE bitmapd.bitmaps b"
-    "            SET bits = v.bits, cardinality = v.card, checksum = v.crc,"
+    "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes,"
     "                version = b.version + 1, updated_at = now()"
     "           FROM v"
     "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL"
@@ -255,20 +265,24 @@ static void cas_done(const struct db_result *r, void *arg)
 struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
                          store_cas_cb cb, void *arg)
 {
-    struct pgarr keys, vers, bits, cards, crcs, grps;
+    struct pgarr keys, vers, bits, cards, crcs, grps, lens;
     struct cas_ctx *ctx = malloc(sizeof(*ctx));
     struct db_job *job = NULL;
-    bool any_null = false;
+    bool any_null = false, any_null_len = false;
 
     if (!ctx) return NULL;
     *ctx = (struct cas_ctx){ngroups, cb, arg};
-    for (size_t i = 0; i < n; i++) any_null |= (w[i].bits == NULL);
+    for (size_t i = 0; i < n; i++) {
+        any_null |= (w[i].bits == NULL);
+        any_null_len |= (w[i].nbytes < 0);
+    }
     pa_begin(&keys, OID_BYTEA, n, false);
     pa_begin(&vers, OID_INT8, n, false);
     pa_begin(&bits, OID_BYTEA, n, any_null);
     pa_begin(&cards, OID_INT8, n, false);
     pa_begin(&crcs, OID_INT8, n, false);
     pa_begin(&grps, OID_INT4, n, false);
+    pa_begin(&lens, OID_INT8, n, any_null_len);
     for (size_t i = 0; i < n; i++) {
         pa_elem(&keys, w[i].key, w[i].keylen);
         pa_int8(&vers, w[i].version);
@@ -276,11 +290,12 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
         pa_int8(&cards, (int64_t)w[i].cardinality);
         pa_int8(&crcs, (int64_t)w[i].checksum);
         pa_int4(&grps, w[i].group);
+        pa_int8_or_null(&lens, w[i].nbytes);
     }
-    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom)) {
-        struct db_param p[6] = {pa_param(&keys),  pa_param(&vers), pa_param(&bits),
-                                pa_param(&cards), pa_param(&crcs), pa_param(&grps)};
-        job = db_query(st->db, SQL_CAS, 6, p, cas_done, ctx);
+    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom)) {
+        struct db_param p[7] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
+                                pa_param(&crcs), pa_param(&grps), pa_param(&lens)};
+        job = db_query(st->db, SQL_CAS, 7, p, cas_done, ctx);
     }
     free(keys.buf);
     free(vers.buf);
@@ -288,6 +303,7 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
     free(cards.buf);
     free(crcs.buf);
     free(grps.buf);
+    free(lens.buf);
     if (!job) free(ctx);
     return job;
 }

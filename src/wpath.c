@@ -50,7 +50,7 @@ struct keylock {
     struct wpath *owner;
     struct wpath *waiters;
     size_t len;
-    char key[WP_KEY_MAX];
+    char key[]; /* len bytes */
 };
 
 static struct keylock *keylocks[KEYLOCK_BUCKETS];
@@ -140,6 +140,7 @@ static bool wp_add_writes(struct wpath *wp, struct store_write *w, size_t *nw, s
         x->key = (const uint8_t *)key->key;
         x->keylen = key->keylen;
         x->version = key->version;
+        x->nbytes = key->nbytes;
         x->group = group;
         if (key->dirty) {
             uint8_t *buf;
@@ -205,6 +206,7 @@ static bool wp_decode_unit(struct wpath *wp, struct wp_unit *u, const struct sto
         key->dirty = false;
         if (!row->found) return false; /* created concurrently after our snapshot: load again */
         key->version = row->version;
+        key->nbytes = row->nbytes;
         key->bm = wpath_decode_row(key->key, key->keylen, row, u->error, sizeof(u->error));
         if (!key->bm) {
             unit_end(wp, u, WP_CORRUPT);
@@ -320,7 +322,7 @@ static bool wp_acquire(struct wpath *wp)
         for (int k = 0; k < wp->units[i].nkeys; k++) {
             struct keylock **p = keylock_find(&wp->units[i].keys[k]);
             if (*p) continue;
-            struct keylock *l = calloc(1, sizeof(*l));
+            struct keylock *l = calloc(1, sizeof(*l) + wp->units[i].keys[k].keylen);
             if (!l) continue; /* without a lock the CAS still guarantees correctness */
             l->owner = wp;
             l->len = wp->units[i].keys[k].keylen;
@@ -399,6 +401,7 @@ struct wpath *wpath_new(struct store *st, const struct config *cfg, size_t nunit
     wp->arg = arg;
     wp->release = release_bitmaps;
     wp->units = calloc(nunits ? nunits : 1, sizeof(*wp->units));
+    for (size_t i = 0; wp->units && i < nunits; i++) wp->units[i].keys = wp->units[i].key_buf;
     wp->pending = calloc(chunk, sizeof(*wp->pending));
     wp->refs = calloc(chunk, sizeof(*wp->refs));
     wp->encoded = calloc(chunk, sizeof(*wp->encoded));
@@ -410,6 +413,34 @@ struct wpath *wpath_new(struct store *st, const struct config *cfg, size_t nunit
 }
 
 struct wp_unit *wpath_units(struct wpath *wp) { return wp->units; }
+
+bool wpath_unit_keys(struct wp_unit *u, int n)
+{
+    if (n < 1 || n > WP_MAX_KEYS) return false;
+    if (n > WP_INLINE_KEYS && u->keys == u->key_buf) {
+        struct wp_key *keys = calloc((size_t)n, sizeof(*keys));
+        if (!keys) return false;
+        memcpy(keys, u->key_buf, sizeof(u->key_buf));
+        for (int k = 0; k < WP_INLINE_KEYS; k++)
+            if (u->key_buf[k].key == u->key_buf[k].buf) keys[k].key = keys[k].buf;
+        u->keys = keys;
+    }
+    u->nkeys = n;
+    return true;
+}
+
+bool wp_key_set(struct wp_key *k, const void *key, size_t len)
+{
+    char *p = k->buf;
+    if (len > WP_KEY_MAX) return false; /* an empty name is a valid Redis key */
+    if (k->key && k->key != k->buf) free((char *)k->key);
+    k->key = NULL;
+    if (len > sizeof(k->buf) && !(p = malloc(len))) return false;
+    memcpy(p, key, len);
+    k->key = p;
+    k->keylen = len;
+    return true;
+}
 size_t wpath_nunits(const struct wpath *wp) { return wp->nunits; }
 void wpath_run(struct wpath *wp) { wp_next_chunk(wp); }
 void wpath_abandon(struct wpath *wp) { wp->abandoned = true; }
@@ -418,7 +449,13 @@ void wpath_free(struct wpath *wp)
 {
     if (!wp) return;
     if (wp->job) db_cancel(wp->job);
-    for (size_t i = 0; wp->units && i < wp->nunits; i++) unit_release(&wp->units[i]);
+    for (size_t i = 0; wp->units && i < wp->nunits; i++) {
+        struct wp_unit *u = &wp->units[i];
+        unit_release(u);
+        for (int k = 0; k < u->nkeys; k++)
+            if (u->keys[k].key != u->keys[k].buf) free((char *)u->keys[k].key);
+        if (u->keys != u->key_buf) free(u->keys);
+    }
     if (wp->encoded) wp_free_encoded(wp);
     free(wp->units);
     free(wp->pending);

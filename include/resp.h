@@ -1,0 +1,21 @@
+/* resp.h — the Redis-protocol front end: a TCP listener, one state per client,
+ * pipelined commands answered in order, connection-level commands (PING, HELLO,
+ * AUTH, CLIENT, COMMAND, INFO, CONFIG GET …). Data commands live in rkv.c. */
+#ifndef BITMAPD_RESP_H
+#define BITMAPD_RESP_H
+
+#include "app.h"
+
+struct resp_server;
+
+/* Binds [resp] address:port. NULL (logged) on failure. */
+struct resp_server *resp_server_new(struct app *app) WUR;
+void resp_server_free(struct resp_server *srv);
+/* Closes the listener; clients already connected are still served. */
+void resp_server_stop_accepting(struct resp_server *srv);
+/* Commands received and not yet answered, over all clients. */
+int resp_inflight(void);
+/* Every command the front end knows (for tests and --commands). */
+void resp_print_commands(void);
+
+#endif

@@ -1,0 +1,980 @@
+/* resp.c — the Redis-protocol listener.
+ *
+ * Each client has a FIFO of parsed commands. A command starts when no earlier,
+ * unfinished command of the same client touches one of its keys with a write (so a
+ * pipelined SETBIT then GETBIT of one key read in order), and replies leave in
+ * command order whatever order the database answers in. A write's reply is written
+ * only after its commit. The socket stops being read while [resp] max_pipeline
+ * commands are queued, so one client cannot queue without bound. */
+#include "resp.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <unistd.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include <event2/bufferevent.h>
+#include <event2/listener.h>
+
+#include "log.h"
+#include "rcmd.h"
+
+#define BITMAPD_VERSION "0.3.0"
+#define REDIS_COMPAT_VERSION "7.0.15" /* the Redis whose replies we match */
+#define MAX_STARTED 64                /* commands of one client running at once */
+#define OUTPUT_HIGH_WATER (64u << 20) /* stop reading a client that does not read replies */
+
+struct resp_server {
+    struct app *app;
+    struct evconnlistener *lis;
+    struct rclient *clients;
+    uint64_t next_id;
+    int nclients;
+    unsigned long long connections, commands, rejected;
+};
+
+struct rclient {
+    struct resp_server *srv;
+    struct rclient *prev, *next; /* list of connected clients */
+    struct bufferevent *bev;
+    uint64_t id;
+    int proto;
+    bool authed;
+    char *name, *lib_name, *lib_ver;
+    struct rparser parser;
+    struct rcmd *head, *tail;
+    size_t queued;   /* commands in the FIFO */
+    size_t started;  /* started and not finished */
+    bool closing;    /* QUIT or a protocol error: read nothing more, close once flushed */
+    bool gone;       /* the socket is closed; freed when nothing is in flight */
+    bool eof;        /* the peer closed its side: answer what was read, then close */
+    bool pumping, repump;
+    time_t created;
+};
+
+static int g_inflight;
+
+int resp_inflight(void) { return g_inflight; }
+
+static void client_pump(struct rclient *cl);
+static void client_free(struct rclient *cl);
+
+/* ---- argument helpers ------------------------------------------------------- */
+
+bool rarg_eq(const struct rarg *a, const char *lit)
+{
+    return strlen(lit) == a->len && strcasecmp(a->ptr, lit) == 0 && memchr(a->ptr, 0, a->len) == NULL;
+}
+
+bool rarg_ll(const struct rarg *a, long long *out)
+{
+    const char *s = a->ptr;
+    size_t n = a->len, i = 0;
+    bool neg = false;
+    unsigned long long v = 0;
+
+    /* Redis's string2ll: no spaces, no '+', no leading zeros, "-0" rejected */
+    if (n == 0 || n > 20) return false;
+    if (n == 1 && s[0] == '0') {
+        *out = 0;
+        return true;
+    }
+    if (s[0] == '-') {
+        neg = true;
+        i = 1;
+        if (n == 1) return false;
+    }
+    if (s[i] < '1' || s[i] > '9') return false;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (v > (ULLONG_MAX - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    if (neg) {
+        if (v > (unsigned long long)LLONG_MAX + 1) return false;
+        *out = (long long)(0 - v);
+    } else {
+        if (v > (unsigned long long)LLONG_MAX) return false;
+        *out = (long long)v;
+    }
+    return true;
+}
+
+/* ---- connection commands ------------------------------------------------------ */
+
+static struct rclient *cl_of(struct rcmd *c) { return c->cl; }
+
+static void cmd_ping(struct rcmd *c)
+{
+    if (c->argc > 2)
+        rr_error(&c->r, "ERR wrong number of arguments for 'ping' command");
+    else if (c->argc == 2)
+        rr_bulk(&c->r, c->argv[1].ptr, c->argv[1].len);
+    else
+        rr_simple(&c->r, "PONG");
+    rcmd_finish(c);
+}
+
+static void cmd_echo(struct rcmd *c)
+{
+    rr_bulk(&c->r, c->argv[1].ptr, c->argv[1].len);
+    rcmd_finish(c);
+}
+
+static void cmd_quit(struct rcmd *c)
+{
+    rr_simple(&c->r, "OK");
+    if (!c->client_gone) cl_of(c)->closing = true;
+    rcmd_finish(c);
+}
+
+/* Constant-time comparison of a candidate against the configured password. */
+static bool password_ok(const struct config *cfg, const struct rarg *pw)
+{
+    const char *want = cfg->resp_password;
+    size_t wl = strlen(want);
+    unsigned char diff = (unsigned char)(wl != pw->len);
+    for (size_t i = 0; i < pw->len; i++) diff |= (unsigned char)(pw->ptr[i] ^ want[wl ? i % wl : 0]);
+    return diff == 0 && wl > 0;
+}
+
+static bool auth_required(const struct rclient *cl) { return cl->srv->app->cfg->resp_password[0] && !cl->authed; }
+
+/* AUTH [username] password; false after answering the error. */
+static bool try_auth(struct rcmd *c, const struct rarg *user, const struct rarg *pw)
+{
+    const struct config *cfg = c->app->cfg;
+    if (!cfg->resp_password[0]) {
+        rr_error(&c->r, "ERR AUTH <password> called without any password configured for the default user. "
+                        "Are you sure your configuration is correct?");
+        return false;
+    }
+    if ((user && !rarg_eq(user, "default")) || !password_ok(cfg, pw)) {
+        log_warn("msg=\"RESP authentication failed\" client=%llu", (unsigned long long)c->client_id);
+        rr_error(&c->r, "WRONGPASS invalid username-password pair or user is disabled.");
+        return false;
+    }
+    if (!c->client_gone) cl_of(c)->authed = true;
+    return true;
+}
+
+static void cmd_auth(struct rcmd *c)
+{
+    if (c->argc > 3) {
+        rr_error(&c->r, "ERR syntax error");
+    } else if (try_auth(c, c->argc == 3 ? &c->argv[1] : NULL, &c->argv[c->argc - 1])) {
+        rr_simple(&c->r, "OK");
+    }
+    rcmd_finish(c);
+}
+
+static void hello_reply(struct rcmd *c, int proto)
+{
+    struct rreply *r = &c->r;
+    r->proto = proto;
+    rr_map(r, 7);
+    rr_cstr(r, "server");
+    rr_cstr(r, "redis");
+    rr_cstr(r, "version");
+    rr_cstr(r, REDIS_COMPAT_VERSION);
+    rr_cstr(r, "proto");
+    rr_int(r, proto);
+    rr_cstr(r, "id");
+    rr_int(r, (long long)c->client_id);
+    rr_cstr(r, "mode");
+    rr_cstr(r, "standalone");
+    rr_cstr(r, "role");
+    rr_cstr(r, "master");
+    rr_cstr(r, "modules");
+    rr_array(r, 0);
+}
+
+static void set_name(struct rclient *cl, char **slot, const struct rarg *a)
+{
+    free(*slot);
+    *slot = a->len ? strndup(a->ptr, a->len) : NULL;
+    (void)cl;
+}
+
+static bool valid_client_name(const struct rarg *a)
+{
+    for (size_t i = 0; i < a->len; i++)
+        if (a->ptr[i] < '!' || a->ptr[i] > '~') return false;
+    return true;
+}
+
+/* HELLO [protover [AUTH username password] [SETNAME clientname]] */
+static void cmd_hello(struct rcmd *c)
+{
+    struct rclient *cl = cl_of(c);
+    long long ver = c->client_gone ? 2 : cl->proto;
+    size_t i = 1;
+    const struct rarg *user = NULL, *pw = NULL, *name = NULL;
+
+    if (c->argc >= 2) {
+        if (!rarg_ll(&c->argv[1], &ver)) {
+            rr_error(&c->r, "ERR Protocol version is not an integer or out of range");
+            goto out;
+        }
+        i = 2;
+        if (ver < 2 || ver > 3) {
+            rr_error(&c->r, "NOPROTO unsupported protocol version");
+            goto out;
+        }
+    }
+    for (; i < c->argc; i++) {
+        bool more = i + 1 < c->argc;
+        if (rarg_eq(&c->argv[i], "AUTH") && i + 2 < c->argc) {
+            user = &c->argv[i + 1];
+            pw = &c->argv[i + 2];
+            i += 2;
+        } else if (rarg_eq(&c->argv[i], "SETNAME") && more) {
+            name = &c->argv[++i];
+            if (!valid_client_name(name)) {
+                rr_error(&c->r, "ERR Client names cannot contain spaces, newlines or special characters.");
+                goto out;
+            }
+        } else {
+            rr_error(&c->r, "ERR Syntax error in HELLO option '%.128s'", c->argv[i].ptr);
+            goto out;
+        }
+    }
+    if (pw && !try_auth(c, user, pw)) goto out;
+    if (!c->client_gone && auth_required(cl)) {
+        rr_error(&c->r, "NOAUTH HELLO must be called with the client already authenticated, otherwise the "
+                        "HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and "
+                        "select the RESP protocol version at the same time");
+        goto out;
+    }
+    if (!c->client_gone) {
+        cl->proto = (int)ver;
+        if (name) set_name(cl, &cl->name, name);
+    }
+    hello_reply(c, (int)ver);
+out:
+    rcmd_finish(c);
+}
+
+static void cmd_select(struct rcmd *c)
+{
+    long long db;
+    if (!rarg_ll(&c->argv[1], &db))
+        rr_error(&c->r, "ERR value is not an integer or out of range");
+    else if (db != 0)
+        rr_error(&c->r, "ERR DB index is out of range (bitmapd has one database, 0)");
+    else
+        rr_simple(&c->r, "OK");
+    rcmd_finish(c);
+}
+
+static void arity_error(struct rcmd *c, const char *full)
+{
+    rr_error(&c->r, "ERR wrong number of arguments for '%s' command", full);
+}
+
+static void cmd_client(struct rcmd *c)
+{
+    struct rclient *cl = cl_of(c);
+    const struct rarg *sub = &c->argv[1];
+
+    if (rarg_eq(sub, "ID")) {
+        if (c->argc != 2) return arity_error(c, "client|id"), rcmd_finish(c);
+        rr_int(&c->r, (long long)c->client_id);
+    } else if (rarg_eq(sub, "SETNAME")) {
+        if (c->argc != 3) return arity_error(c, "client|setname"), rcmd_finish(c);
+        if (!valid_client_name(&c->argv[2])) {
+            rr_error(&c->r, "ERR Client names cannot contain spaces, newlines or special characters.");
+        } else {
+            if (!c->client_gone) set_name(cl, &cl->name, &c->argv[2]);
+            rr_simple(&c->r, "OK");
+        }
+    } else if (rarg_eq(sub, "GETNAME")) {
+        if (c->argc != 2) return arity_error(c, "client|getname"), rcmd_finish(c);
+        if (!c->client_gone && cl->name)
+            rr_cstr(&c->r, cl->name);
+        else
+            rr_nil(&c->r);
+    } else if (rarg_eq(sub, "SETINFO")) {
+        if (c->argc != 4) return arity_error(c, "client|setinfo"), rcmd_finish(c);
+        bool lib = rarg_eq(&c->argv[2], "LIB-NAME"), ver = rarg_eq(&c->argv[2], "LIB-VER");
+        if (!lib && !ver) {
+            rr_error(&c->r, "ERR Unrecognized option '%.128s'", c->argv[2].ptr);
+        } else if (!valid_client_name(&c->argv[3])) {
+            rr_error(&c->r, "ERR %s cannot contain spaces, newlines or special characters.",
+                     lib ? "lib-name" : "lib-ver");
+        } else {
+            if (!c->client_gone) set_name(cl, lib ? &cl->lib_name : &cl->lib_ver, &c->argv[3]);
+            rr_simple(&c->r, "OK");
+        }
+    } else if (rarg_eq(sub, "INFO")) {
+        char buf[512];
+        int n = snprintf(buf, sizeof(buf), "id=%llu name=%s db=0 resp=%d lib-name=%s lib-ver=%s\n",
+                         (unsigned long long)c->client_id, !c->client_gone && cl->name ? cl->name : "",
+                         c->r.proto, !c->client_gone && cl->lib_name ? cl->lib_name : "",
+                         !c->client_gone && cl->lib_ver ? cl->lib_ver : "");
+        rr_verbatim(&c->r, buf, (size_t)n);
+    } else {
+        rr_error(&c->r, "ERR unknown subcommand '%.128s'. Try CLIENT HELP.", sub->ptr);
+    }
+    rcmd_finish(c);
+}
+
+static const struct rcmd_def *all_commands(size_t *n);
+
+static void command_flags(struct rreply *r, const struct rcmd_def *d)
+{
+    const char *f[4];
+    size_t n = 0;
+    f[n++] = (d->flags & RC_WRITE) ? "write" : "readonly";
+    if (d->flags & RC_FAST) f[n++] = "fast";
+    if (d->flags & RC_NOAUTH) f[n++] = "no_auth";
+    rr_set(r, n);
+    for (size_t i = 0; i < n; i++) rr_simple(r, f[i]);
+}
+
+static void command_info(struct rreply *r, const struct rcmd_def *d)
+{
+    rr_array(r, 10);
+    rr_cstr(r, d->name);
+    rr_int(r, d->arity);
+    command_flags(r, d);
+    rr_int(r, d->first_key);
+    rr_int(r, d->last_key);
+    rr_int(r, d->key_step);
+    rr_set(r, 0); /* ACL categories */
+    rr_set(r, 0); /* tips */
+    rr_array(r, 0); /* key specs */
+    rr_array(r, 0); /* subcommands */
+}
+
+static const struct rcmd_def *find_command(const struct rarg *name)
+{
+    size_t n;
+    const struct rcmd_def *defs = all_commands(&n);
+    for (size_t i = 0; i < n; i++)
+        if (rarg_eq(name, defs[i].name)) return &defs[i];
+    return NULL;
+}
+
+static void command_docs(struct rreply *r, const struct rcmd_def *d)
+{
+    rr_cstr(r, d->name);
+    rr_map(r, 3);
+    rr_cstr(r, "summary");
+    rr_cstr(r, d->summary);
+    rr_cstr(r, "since");
+    rr_cstr(r, d->since);
+    rr_cstr(r, "group");
+    rr_cstr(r, d->group);
+}
+
+static void cmd_command(struct rcmd *c)
+{
+    size_t n;
+    const struct rcmd_def *defs = all_commands(&n);
+
+    if (c->argc == 1) {
+        rr_array(&c->r, n);
+        for (size_t i = 0; i < n; i++) command_info(&c->r, &defs[i]);
+    } else if (rarg_eq(&c->argv[1], "COUNT")) {
+        if (c->argc != 2) return arity_error(c, "command|count"), rcmd_finish(c);
+        rr_int(&c->r, (long long)n);
+    } else if (rarg_eq(&c->argv[1], "INFO")) {
+        if (c->argc == 2) {
+            rr_array(&c->r, n);
+            for (size_t i = 0; i < n; i++) command_info(&c->r, &defs[i]);
+        } else {
+            rr_array(&c->r, c->argc - 2);
+            for (size_t i = 2; i < c->argc; i++) {
+                const struct rcmd_def *d = find_command(&c->argv[i]);
+                if (d)
+                    command_info(&c->r, d);
+                else
+                    rr_nil(&c->r);
+            }
+        }
+    } else if (rarg_eq(&c->argv[1], "DOCS")) {
+        if (c->argc == 2) {
+            rr_map(&c->r, n);
+            for (size_t i = 0; i < n; i++) command_docs(&c->r, &defs[i]);
+        } else {
+            size_t found = 0;
+            for (size_t i = 2; i < c->argc; i++) found += find_command(&c->argv[i]) != NULL;
+            rr_map(&c->r, found);
+            for (size_t i = 2; i < c->argc; i++) {
+                const struct rcmd_def *d = find_command(&c->argv[i]);
+                if (d) command_docs(&c->r, d);
+            }
+        }
+    } else if (rarg_eq(&c->argv[1], "LIST")) {
+        rr_array(&c->r, n);
+        for (size_t i = 0; i < n; i++) rr_cstr(&c->r, defs[i].name);
+    } else {
+        rr_error(&c->r, "ERR unknown subcommand '%.128s'. Try COMMAND HELP.", c->argv[1].ptr);
+    }
+    rcmd_finish(c);
+}
+
+static void cmd_time(struct rcmd *c)
+{
+    struct timeval tv;
+    char s[32], us[32];
+    gettimeofday(&tv, NULL);
+    snprintf(s, sizeof(s), "%lld", (long long)tv.tv_sec);
+    snprintf(us, sizeof(us), "%lld", (long long)tv.tv_usec);
+    rr_array(&c->r, 2);
+    rr_cstr(&c->r, s);
+    rr_cstr(&c->r, us);
+    rcmd_finish(c);
+}
+
+/* CONFIG GET: the Redis parameters that mean something here. */
+static void cmd_config(struct rcmd *c)
+{
+    const struct config *cfg = c->app->cfg;
+    char port[16], maxc[16], bulk[16];
+    snprintf(port, sizeof(port), "%d", cfg->resp_port);
+    snprintf(maxc, sizeof(maxc), "%d", cfg->resp_max_clients);
+    snprintf(bulk, sizeof(bulk), "%d", cfg->resp_max_bulk_bytes);
+    const char *params[][2] = {
+        {"bind", cfg->resp_address}, {"port", port},          {"databases", "1"},
+        {"maxclients", maxc},        {"proto-max-bulk-len", bulk}, {"timeout", "0"},
+        {"maxmemory", "0"},          {"maxmemory-policy", "noeviction"},
+    };
+    bool hit[ARRAY_LEN(params)] = {0};
+    size_t nhit = 0;
+
+    if (!rarg_eq(&c->argv[1], "GET")) {
+        if (rarg_eq(&c->argv[1], "SET") || rarg_eq(&c->argv[1], "RESETSTAT") || rarg_eq(&c->argv[1], "REWRITE"))
+            rr_error(&c->r, "ERR CONFIG %s is not supported by bitmapd: settings live in service.ini",
+                     c->argv[1].ptr);
+        else
+            rr_error(&c->r, "ERR unknown subcommand '%.128s'. Try CONFIG HELP.", c->argv[1].ptr);
+        return rcmd_finish(c);
+    }
+    if (c->argc < 3) return arity_error(c, "config|get"), rcmd_finish(c);
+    for (size_t a = 2; a < c->argc; a++)
+        for (size_t i = 0; i < ARRAY_LEN(params); i++)
+            if (!hit[i] && rproto_glob(c->argv[a].ptr, c->argv[a].len, params[i][0], strlen(params[i][0]), true)) {
+                hit[i] = true;
+                nhit++;
+            }
+    rr_map(&c->r, nhit);
+    for (size_t i = 0; i < ARRAY_LEN(params); i++)
+        if (hit[i]) {
+            rr_cstr(&c->r, params[i][0]);
+            rr_cstr(&c->r, params[i][1]);
+        }
+    rcmd_finish(c);
+}
+
+
+static bool want_section(struct rcmd *c, const char *name, bool in_default)
+{
+    if (c->argc == 1) return in_default;
+    for (size_t i = 1; i < c->argc; i++)
+        if (rarg_eq(&c->argv[i], name) || rarg_eq(&c->argv[i], "all") || rarg_eq(&c->argv[i], "everything") ||
+            (in_default && rarg_eq(&c->argv[i], "default")))
+            return true;
+    return false;
+}
+
+/* Sections are separated by one blank line, as in Redis. */
+static void section(struct evbuffer *t, const char *title)
+{
+    if (evbuffer_get_length(t)) evbuffer_add(t, "\r\n", 2);
+    evbuffer_add_printf(t, "# %s\r\n", title);
+}
+
+static void info_finish(struct rcmd *c, long long keys, const char *err)
+{
+    struct evbuffer *t = c->op;
+    if (keys >= 0) {
+        section(t, "Keyspace");
+        if (keys > 0) evbuffer_add_printf(t, "db0:keys=%lld,expires=0,avg_ttl=0\r\n", keys);
+    } else if (err) {
+        section(t, "Keyspace");
+        evbuffer_add_printf(t, "# unavailable: %s\r\n", err);
+    }
+    size_t n = evbuffer_get_length(t);
+    const char *p = n ? (const char *)evbuffer_pullup(t, -1) : "";
+    rr_verbatim(&c->r, p, n);
+    evbuffer_free(t);
+    c->op = NULL;
+    rcmd_finish(c);
+}
+
+static void cmd_info(struct rcmd *c)
+{
+    struct resp_server *srv = c->client_gone ? NULL : cl_of(c)->srv;
+    struct evbuffer *t = evbuffer_new();
+    struct rusage ru;
+    if (!t) {
+        rr_error(&c->r, "ERR out of memory");
+        return rcmd_finish(c);
+    }
+    getrusage(RUSAGE_SELF, &ru);
+    if (want_section(c, "server", true)) {
+        section(t, "Server");
+        evbuffer_add_printf(t,
+                            "redis_version:%s\r\nbitmapd_version:%s\r\nredis_mode:standalone\r\n"
+                            "os:Linux\r\narch_bits:64\r\nprocess_id:%ld\r\ntcp_port:%d\r\n"
+                            "uptime_in_seconds:%lld\r\n",
+                            REDIS_COMPAT_VERSION, BITMAPD_VERSION, (long)getpid(), c->app->cfg->resp_port,
+                            (long long)(time(NULL) - c->app->started));
+    }
+    if (want_section(c, "clients", true)) {
+        section(t, "Clients");
+        evbuffer_add_printf(t, "connected_clients:%d\r\nmaxclients:%d\r\n", srv ? srv->nclients : 0,
+                            c->app->cfg->resp_max_clients);
+    }
+    if (want_section(c, "memory", true)) {
+        struct mallinfo2 mi = mallinfo2();
+        section(t, "Memory");
+        evbuffer_add_printf(t, "used_memory:%zu\r\nused_memory_rss:%lld\r\nmaxmemory:0\r\n"
+                               "maxmemory_policy:noeviction\r\n",
+                            mi.uordblks + mi.hblkhd, (long long)ru.ru_maxrss * 1024);
+    }
+    if (want_section(c, "stats", true)) {
+        section(t, "Stats");
+        evbuffer_add_printf(t, "total_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
+                               "rejected_connections:%llu\r\n",
+                            srv ? srv->connections : 0, srv ? srv->commands : 0, srv ? srv->rejected : 0);
+    }
+    c->op = t;
+    if (want_section(c, "keyspace", true))
+        rkv_dbsize(c, info_finish);
+    else
+        info_finish(c, -1, NULL);
+}
+
+/* ---- the command table ----------------------------------------------------------- */
+
+#define CONN(nm, ar, fl, f, sum) {nm, ar, (fl) | RC_FAST, 0, 0, 0, f, "connection", "1.0.0", sum}
+
+static const struct rcmd_def conn_cmds[] = {
+    CONN("ping", -1, RC_NOAUTH, cmd_ping, "Returns the server's liveliness response."),
+    CONN("echo", 2, 0, cmd_echo, "Returns the given string."),
+    CONN("quit", -1, RC_NOAUTH | RC_BARRIER, cmd_quit, "Closes the connection."),
+    CONN("auth", -2, RC_NOAUTH, cmd_auth, "Authenticates the connection."),
+    CONN("hello", -1, RC_NOAUTH, cmd_hello, "Handshakes with the server (RESP2 or RESP3)."),
+    CONN("select", 2, 0, cmd_select, "Changes the selected database (only 0 exists)."),
+    CONN("client", -2, 0, cmd_client, "CLIENT ID, SETNAME, GETNAME, SETINFO, INFO."),
+    {"command", -1, RC_FAST, 0, 0, 0, cmd_command, "server", "2.8.13", "Returns detailed information about commands."},
+    {"time", 1, RC_FAST, 0, 0, 0, cmd_time, "server", "2.6.0", "Returns the server time."},
+    {"config", -2, RC_FAST, 0, 0, 0, cmd_config, "server", "2.0.0", "CONFIG GET of the parameters that apply."},
+    {"info", -1, RC_ALLKEYS, 0, 0, 0, cmd_info, "server", "1.0.0", "Returns information about the server."},
+};
+
+static struct rcmd_def *g_defs;
+static size_t g_ndefs;
+
+static const struct rcmd_def *all_commands(size_t *n)
+{
+    if (!g_defs) {
+        size_t nkv;
+        const struct rcmd_def *kv = rkv_commands(&nkv);
+        g_defs = calloc(ARRAY_LEN(conn_cmds) + nkv, sizeof(*g_defs));
+        if (!g_defs) abort();
+        memcpy(g_defs, conn_cmds, sizeof(conn_cmds));
+        memcpy(g_defs + ARRAY_LEN(conn_cmds), kv, nkv * sizeof(*kv));
+        g_ndefs = ARRAY_LEN(conn_cmds) + nkv;
+    }
+    *n = g_ndefs;
+    return g_defs;
+}
+
+void resp_print_commands(void)
+{
+    size_t n;
+    const struct rcmd_def *d = all_commands(&n);
+    for (size_t i = 0; i < n; i++) printf("%s %d %s\n", d[i].name, d[i].arity, (d[i].flags & RC_WRITE) ? "write" : "read");
+}
+
+/* ---- ordering ----------------------------------------------------------------------- */
+
+static bool is_key_arg(const struct rcmd *c, size_t i)
+{
+    const struct rcmd_def *d = c->def;
+    if (!d || d->first_key <= 0 || i < (size_t)d->first_key) return false;
+    size_t last = d->last_key < 0 ? c->argc + (size_t)(d->last_key + 1) - 1 : (size_t)d->last_key;
+    if (i > last) return false;
+    return (i - (size_t)d->first_key) % (size_t)(d->key_step ? d->key_step : 1) == 0;
+}
+
+/* Must b (later) wait for a (earlier, unfinished)? */
+static bool must_wait(const struct rcmd *a, const struct rcmd *b)
+{
+    if (!a->def || !b->def) return false;
+    if ((a->def->flags | b->def->flags) & RC_BARRIER) return true;
+    bool aw = a->def->flags & RC_WRITE, bw = b->def->flags & RC_WRITE;
+    if (!aw && !bw) return false;
+    if (((a->def->flags & RC_ALLKEYS) && bw) || ((b->def->flags & RC_ALLKEYS) && aw)) return true;
+    for (size_t i = 1; i < a->argc; i++) {
+        if (!is_key_arg(a, i)) continue;
+        for (size_t j = 1; j < b->argc; j++)
+            if (is_key_arg(b, j) && a->argv[i].len == b->argv[j].len &&
+                memcmp(a->argv[i].ptr, b->argv[j].ptr, a->argv[i].len) == 0)
+                return true;
+    }
+    return false;
+}
+
+static void unknown_command(struct rcmd *c)
+{
+    char args[256];
+    size_t n = 0;
+    args[0] = '\0';
+    for (size_t i = 1; i < c->argc && n < 128; i++) {
+        int w = snprintf(args + n, sizeof(args) - n, "'%.*s' ", (int)(128 - n < c->argv[i].len ? 128 - n : c->argv[i].len),
+                         c->argv[i].ptr);
+        if (w < 0) break;
+        n += (size_t)w;
+        if (n >= sizeof(args)) n = sizeof(args) - 1;
+    }
+    rr_error(&c->r, "ERR unknown command '%.128s', with args beginning with: %s", c->argv[0].ptr, args);
+}
+
+static bool arity_ok(const struct rcmd *c)
+{
+    int a = c->def->arity;
+    return a >= 0 ? (int)c->argc == a : (int)c->argc >= -a;
+}
+
+static void cmd_start(struct rclient *cl, struct rcmd *c)
+{
+    c->started = true;
+    cl->started++;
+    cl->srv->commands++;
+    c->r.proto = cl->proto;
+    if (!c->def) {
+        unknown_command(c);
+        rcmd_finish(c);
+    } else if (auth_required(cl) && !(c->def->flags & RC_NOAUTH)) {
+        rr_error(&c->r, "NOAUTH Authentication required.");
+        rcmd_finish(c);
+    } else if (!arity_ok(c)) {
+        arity_error(c, c->def->name);
+        rcmd_finish(c);
+    } else {
+        c->def->fn(c);
+    }
+}
+
+static void client_flush(struct rclient *cl)
+{
+    while (cl->head && cl->head->done) {
+        struct rcmd *c = cl->head;
+        cl->head = c->next;
+        if (!cl->head) cl->tail = NULL;
+        cl->queued--;
+        if (!cl->gone) bufferevent_write_buffer(cl->bev, c->r.out);
+        evbuffer_free(c->r.out);
+        rargs_free(c->argv, c->argc);
+        free(c);
+    }
+}
+
+static bool client_parse(struct rclient *cl);
+
+/* Starts what may start, sends finished replies in order, reads more; repeats
+ * until nothing moves. Commands that finish while it runs only mark themselves
+ * done (no recursion, whatever the pipeline depth). */
+static void client_pump(struct rclient *cl)
+{
+    if (cl->pumping) {
+        cl->repump = true;
+        return;
+    }
+    cl->pumping = true;
+    do {
+        cl->repump = false;
+        for (struct rcmd *c = cl->head; c && !cl->gone && cl->started < MAX_STARTED; c = c->next) {
+            if (c->started) continue;
+            bool blocked = false;
+            for (struct rcmd *e = cl->head; e != c; e = e->next)
+                if (!e->done && must_wait(e, c)) {
+                    blocked = true;
+                    break;
+                }
+            if (blocked) break;
+            cmd_start(cl, c);
+        }
+        client_flush(cl);
+        if (!cl->gone && client_parse(cl)) cl->repump = true;
+    } while (cl->repump && !cl->gone);
+    cl->pumping = false;
+
+    if (cl->gone) {
+        if (cl->started == 0) client_free(cl);
+        return;
+    }
+    if ((cl->closing || cl->eof) && !cl->head &&
+        evbuffer_get_length(bufferevent_get_output(cl->bev)) == 0) {
+        cl->gone = true;
+        client_free(cl); /* otherwise write_cb closes once the output is sent */
+    }
+}
+
+void rcmd_finish(struct rcmd *c)
+{
+    struct rclient *cl = c->cl;
+    c->done = true;
+    cl->started--;
+    g_inflight--;
+    client_pump(cl);
+}
+
+/* ---- sockets ------------------------------------------------------------------------- */
+
+static void client_free(struct rclient *cl)
+{
+    struct resp_server *srv = cl->srv;
+    if (cl->started) { /* commands still running: they free us when they finish */
+        cl->gone = true;
+        if (cl->bev) {
+            bufferevent_free(cl->bev);
+            cl->bev = NULL;
+        }
+        for (struct rcmd *c = cl->head; c; c = c->next) c->client_gone = true;
+        return;
+    }
+    while (cl->head) {
+        struct rcmd *c = cl->head;
+        cl->head = c->next;
+        if (!c->done) g_inflight--;
+        evbuffer_free(c->r.out);
+        rargs_free(c->argv, c->argc);
+        free(c);
+    }
+    if (cl->bev) bufferevent_free(cl->bev);
+    rparser_reset(&cl->parser);
+    if (cl->prev) cl->prev->next = cl->next;
+    else srv->clients = cl->next;
+    if (cl->next) cl->next->prev = cl->prev;
+    srv->nclients--;
+    free(cl->name);
+    free(cl->lib_name);
+    free(cl->lib_ver);
+    free(cl);
+}
+
+static bool enqueue(struct rclient *cl, struct rarg *argv, size_t argc)
+{
+    struct rcmd *c = calloc(1, sizeof(*c));
+    if (!c || !(c->r.out = evbuffer_new())) {
+        free(c);
+        rargs_free(argv, argc);
+        return false;
+    }
+    c->app = cl->srv->app;
+    c->argv = argv;
+    c->argc = argc;
+    c->cl = cl;
+    c->client_id = cl->id;
+    c->def = find_command(&argv[0]);
+    if (cl->tail)
+        cl->tail->next = c;
+    else
+        cl->head = c;
+    cl->tail = c;
+    cl->queued++;
+    g_inflight++;
+    return true;
+}
+
+/* A protocol error: answer it after everything before it, then close. */
+static void protocol_error(struct rclient *cl, const char *msg)
+{
+    struct rcmd *c = calloc(1, sizeof(*c));
+    log_info("msg=\"RESP protocol error\" client=%llu error=\"%s\"", (unsigned long long)cl->id, msg);
+    cl->closing = true;
+    if (!c || !(c->r.out = evbuffer_new())) {
+        free(c);
+        return;
+    }
+    c->cl = cl;
+    c->started = c->done = true;
+    rr_error(&c->r, "ERR %s", msg);
+    if (cl->tail)
+        cl->tail->next = c;
+    else
+        cl->head = c;
+    cl->tail = c;
+    cl->queued++;
+}
+
+/* Parses queued input into commands; true if any was added. */
+static bool client_parse(struct rclient *cl)
+{
+    struct evbuffer *in = bufferevent_get_input(cl->bev);
+    const struct config *cfg = cl->srv->app->cfg;
+    bool added = false;
+    char err[160];
+
+    while (!cl->closing && !cl->eof && cl->queued < (size_t)cfg->resp_max_pipeline) {
+        enum rproto_status st = rparser_feed(&cl->parser, in, err, sizeof(err));
+        if (st == RP_MORE) break;
+        if (st == RP_ERROR) {
+            protocol_error(cl, err);
+            added = true;
+            break;
+        }
+        size_t argc;
+        struct rarg *argv = rparser_take(&cl->parser, &argc);
+        if (!enqueue(cl, argv, argc)) {
+            protocol_error(cl, "out of memory");
+            added = true;
+            break;
+        }
+        added = true;
+    }
+    bool full = cl->queued >= (size_t)cfg->resp_max_pipeline ||
+                evbuffer_get_length(bufferevent_get_output(cl->bev)) > OUTPUT_HIGH_WATER;
+    if (cl->closing || cl->eof || full)
+        bufferevent_disable(cl->bev, EV_READ);
+    else
+        bufferevent_enable(cl->bev, EV_READ);
+    return added;
+}
+
+static void read_cb(struct bufferevent *bev, void *arg)
+{
+    (void)bev;
+    client_pump(arg);
+}
+
+static void write_cb(struct bufferevent *bev, void *arg)
+{
+    struct rclient *cl = arg;
+    (void)bev;
+    if ((cl->closing || cl->eof) && !cl->head) {
+        cl->gone = true;
+        client_free(cl);
+        return;
+    }
+    client_pump(cl); /* the output drained below the high-water mark */
+}
+
+static void event_cb(struct bufferevent *bev, short what, void *arg)
+{
+    struct rclient *cl = arg;
+    (void)bev;
+    if ((what & BEV_EVENT_EOF) && (what & BEV_EVENT_READING) && !(what & BEV_EVENT_ERROR)) {
+        /* the peer may only have closed its writing side: answer what it sent */
+        cl->eof = true;
+        rparser_reset(&cl->parser); /* a half-received command is dropped */
+        if (!cl->head) {
+            cl->gone = true;
+            client_free(cl);
+        } else {
+            bufferevent_disable(cl->bev, EV_READ);
+        }
+        return;
+    }
+    if (what & (BEV_EVENT_ERROR | BEV_EVENT_EOF | BEV_EVENT_TIMEOUT)) {
+        log_debug("msg=\"RESP client gone\" client=%llu", (unsigned long long)cl->id);
+        client_free(cl);
+    }
+}
+
+static void accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct sockaddr *sa, int salen, void *arg)
+{
+    struct resp_server *srv = arg;
+    struct rclient *cl;
+    struct rproto_limits lim;
+    (void)lis;
+    (void)sa;
+    (void)salen;
+
+    srv->connections++;
+    if (srv->nclients >= srv->app->cfg->resp_max_clients) {
+        static const char msg[] = "-ERR max number of clients reached\r\n";
+        srv->rejected++;
+        if (write(fd, msg, sizeof(msg) - 1) < 0) { /* best effort */
+        }
+        evutil_closesocket(fd);
+        return;
+    }
+    if (!(cl = calloc(1, sizeof(*cl))) ||
+        !(cl->bev = bufferevent_socket_new(srv->app->base, fd, BEV_OPT_CLOSE_ON_FREE))) {
+        free(cl);
+        evutil_closesocket(fd);
+        return;
+    }
+    lim.max_bulk = (size_t)srv->app->cfg->resp_max_bulk_bytes;
+    lim.max_args = (size_t)srv->app->cfg->resp_max_args;
+    lim.max_inline = (size_t)srv->app->cfg->resp_max_inline_bytes;
+    rparser_init(&cl->parser, &lim);
+    cl->srv = srv;
+    cl->id = ++srv->next_id;
+    cl->proto = 2;
+    cl->created = time(NULL);
+    cl->next = srv->clients;
+    if (srv->clients) srv->clients->prev = cl;
+    srv->clients = cl;
+    srv->nclients++;
+    bufferevent_setcb(cl->bev, read_cb, write_cb, event_cb, cl);
+    bufferevent_enable(cl->bev, EV_READ | EV_WRITE);
+}
+
+struct resp_server *resp_server_new(struct app *app)
+{
+    struct resp_server *srv = calloc(1, sizeof(*srv));
+    struct evutil_addrinfo hints = {0}, *ai = NULL;
+    char port[16];
+    int rc;
+
+    if (!srv) return NULL;
+    srv->app = app;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = EVUTIL_AI_PASSIVE | EVUTIL_AI_NUMERICHOST | EVUTIL_AI_NUMERICSERV;
+    snprintf(port, sizeof(port), "%d", app->cfg->resp_port);
+    if ((rc = evutil_getaddrinfo(app->cfg->resp_address, port, &hints, &ai)) != 0) {
+        log_error("msg=\"bad RESP listen address\" address=\"%s\" error=\"%s\"", app->cfg->resp_address,
+                  evutil_gai_strerror(rc));
+        free(srv);
+        return NULL;
+    }
+    srv->lis = evconnlistener_new_bind(app->base, accept_cb, srv, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE, 128,
+                                       ai->ai_addr, (int)ai->ai_addrlen);
+    evutil_freeaddrinfo(ai);
+    if (!srv->lis) {
+        log_error("msg=\"cannot listen for RESP\" address=\"%s\" port=%d error=\"%s\"", app->cfg->resp_address,
+                  app->cfg->resp_port, strerror(errno));
+        free(srv);
+        return NULL;
+    }
+    log_info("msg=\"RESP listening\" address=\"%s\" port=%d", app->cfg->resp_address, app->cfg->resp_port);
+    return srv;
+}
+
+void resp_server_stop_accepting(struct resp_server *srv)
+{
+    if (srv && srv->lis) {
+        evconnlistener_free(srv->lis);
+        srv->lis = NULL;
+    }
+}
+
+void resp_server_free(struct resp_server *srv)
+{
+    if (!srv) return;
+    resp_server_stop_accepting(srv);
+    while (srv->clients) {
+        struct rclient *cl = srv->clients;
+        cl->started = 0; /* the loop is over: nothing will finish */
+        client_free(cl);
+    }
+    free(g_defs);
+    g_defs = NULL;
+    free(srv);
+}
