@@ -560,7 +560,7 @@ static void cmd_info(struct rcmd *c)
 #define CONN(nm, ar, fl, f, sum) {nm, ar, (fl) | RC_FAST, 0, 0, 0, f, "connection", "1.0.0", sum}
 
 static const struct rcmd_def conn_cmds[] = {
-    CONN("ping", -1, RC_NOAUTH, cmd_ping, "Returns the server's liveliness response."),
+    CONN("ping", -1, 0, cmd_ping, "Returns the server's liveliness response."),
     CONN("echo", 2, 0, cmd_echo, "Returns the given string."),
     CONN("quit", -1, RC_NOAUTH | RC_BARRIER, cmd_quit, "Closes the connection."),
     CONN("auth", -2, RC_NOAUTH, cmd_auth, "Authenticates the connection."),

@@ -407,27 +407,34 @@ static void cmd_getbit(struct rcmd *c)
 
 /* ---- BITCOUNT / BITPOS ------------------------------------------------------------------ */
 
+/* Redis 7.0 looks the key up before it checks the range arguments of BITCOUNT
+ * and BITPOS: on a missing key even bad arguments answer 0 (or -1). So argument
+ * errors are kept in `err` and answered only if the key exists. */
 struct range_args {
     bool ranged, has_start, has_end, bit_unit;
     long long start, end;
     int bit;
+    const char *err;
 };
 
-static bool parse_unit(struct rcmd *c, const struct rarg *a, bool *bit_unit)
+static void range_int(struct range_args *a, const struct rarg *arg, long long *v)
 {
-    if (rarg_eq(a, "BIT")) *bit_unit = true;
-    else if (rarg_eq(a, "BYTE")) *bit_unit = false;
-    else {
-        rr_error(&c->r, SYNTAX);
-        return false;
-    }
-    return true;
+    if (!a->err && !rarg_ll(arg, v)) a->err = "ERR value is not an integer or out of range";
+}
+
+static void range_unit(struct range_args *a, const struct rarg *arg)
+{
+    if (rarg_eq(arg, "BIT")) a->bit_unit = true;
+    else if (!rarg_eq(arg, "BYTE") && !a->err) a->err = SYNTAX;
 }
 
 static void bitcount_read(struct rcmd *c, struct kval *v, size_t n)
 {
     struct range_args *a = c->op;
-    rr_int(&c->r, (long long)bv_bitcount(v[0].bm, v[0].len, a->ranged, a->start, a->end, a->bit_unit));
+    if (v[0].exists && a->err)
+        rr_error(&c->r, "%s", a->err);
+    else
+        rr_int(&c->r, (long long)bv_bitcount(v[0].bm, v[0].len, a->ranged, a->start, a->end, a->bit_unit));
     free(a);
     c->op = NULL;
     rcmd_finish(c);
@@ -440,14 +447,11 @@ static void cmd_bitcount(struct rcmd *c)
     if (!a) return fail(c, "ERR out of memory");
     if (c->argc == 4 || c->argc == 5) {
         a->ranged = true;
-        if (!parse_int(c, &c->argv[2], &a->start) || !parse_int(c, &c->argv[3], &a->end) ||
-            (c->argc == 5 && !parse_unit(c, &c->argv[4], &a->bit_unit))) {
-            free(a);
-            return rcmd_finish(c);
-        }
+        range_int(a, &c->argv[2], &a->start);
+        range_int(a, &c->argv[3], &a->end);
+        if (c->argc == 5) range_unit(a, &c->argv[4]);
     } else if (c->argc != 2) {
-        free(a);
-        return fail(c, SYNTAX);
+        a->err = SYNTAX;
     }
     c->op = a;
     kread1(c, 1, bitcount_read);
@@ -456,8 +460,11 @@ static void cmd_bitcount(struct rcmd *c)
 static void bitpos_read(struct rcmd *c, struct kval *v, size_t n)
 {
     struct range_args *a = c->op;
-    rr_int(&c->r, (long long)bv_bitpos(v[0].bm, v[0].len, v[0].exists, a->bit, a->has_start, a->start, a->has_end,
-                                       a->end, a->bit_unit));
+    if (v[0].exists && a->err)
+        rr_error(&c->r, "%s", a->err);
+    else
+        rr_int(&c->r, (long long)bv_bitpos(v[0].bm, v[0].len, v[0].exists, a->bit, a->has_start, a->start,
+                                           a->has_end, a->end, a->bit_unit));
     free(a);
     c->op = NULL;
     rcmd_finish(c);
@@ -469,31 +476,27 @@ static void cmd_bitpos(struct rcmd *c)
     struct range_args *a = calloc(1, sizeof(*a));
     long long bit;
     if (!a) return fail(c, "ERR out of memory");
-    if (!parse_int(c, &c->argv[2], &bit)) goto out;
+    if (!parse_int(c, &c->argv[2], &bit)) {
+        free(a);
+        return rcmd_finish(c);
+    }
     if (bit != 0 && bit != 1) {
-        rr_error(&c->r, "ERR The bit argument must be 1 or 0.");
-        goto out;
+        free(a);
+        return fail(c, "ERR The bit argument must be 1 or 0.");
     }
     a->bit = (int)bit;
-    if (c->argc > 6) {
-        rr_error(&c->r, SYNTAX);
-        goto out;
-    }
+    if (c->argc > 6) a->err = SYNTAX;
     if (c->argc >= 4) {
         a->has_start = true;
-        if (!parse_int(c, &c->argv[3], &a->start)) goto out;
+        range_int(a, &c->argv[3], &a->start);
     }
     if (c->argc >= 5) {
         a->has_end = true;
-        if (!parse_int(c, &c->argv[4], &a->end)) goto out;
+        range_int(a, &c->argv[4], &a->end);
     }
-    if (c->argc == 6 && !parse_unit(c, &c->argv[5], &a->bit_unit)) goto out;
+    if (c->argc == 6) range_unit(a, &c->argv[5]);
     c->op = a;
     kread1(c, 1, bitpos_read);
-    return;
-out:
-    free(a);
-    rcmd_finish(c);
 }
 
 /* ---- BITOP -------------------------------------------------------------------------------- */

@@ -13,6 +13,8 @@
 #   start_service [bitmapd args...]   starts bitmapd on a free port (or
 #                                     $START_PORT), sets PORT, SERVICE_PID,
 #                                     BASE_URL; returns 1 if it never got healthy
+#                                     RPORT (its RESP port),
+#   rcli [redis-cli args...]          redis-cli against RPORT (raw output)
 #   stop_service [PORT]               SIGTERM (then SIGKILL) the service on PORT
 #                                     (default: the last started); sets
 #                                     SERVICE_EXIT to its exit status
@@ -110,13 +112,16 @@ free_port() {
 }
 
 start_service() { # [extra bitmapd args...]
-  local port code="" i log
+  local port rport code="" i log
   port=${START_PORT:-$(free_port)} || return 1
+  rport=${START_RESP_PORT:-$(free_port)} || return 1
   log=$BITMAPD_TEST_TMP/bitmapd.$port.log
-  "$BITMAPD_BIN" --set "http.port=$port" --set http.address=127.0.0.1 "$@" \
+  "$BITMAPD_BIN" --set "http.port=$port" --set http.address=127.0.0.1 \
+    --set "resp.port=$rport" --set resp.address=127.0.0.1 "$@" \
     >>"$log" 2>&1 </dev/null &
   SERVICE_PID=$!
   PORT=$port
+  RPORT=$rport
   BASE_URL=http://127.0.0.1:$port
   _SERVICE_PIDS[$port]=$SERVICE_PID
   echo "$SERVICE_PID" >"$BITMAPD_TEST_TMP/bitmapd.$port.pid"
@@ -152,6 +157,10 @@ stop_service() { # [PORT]
   SERVICE_EXIT=0
   wait "$pid" 2>/dev/null || SERVICE_EXIT=$?
   return 0
+}
+
+rcli() { # [redis-cli args...]
+  redis-cli -h 127.0.0.1 -p "$RPORT" "$@"
 }
 
 http() { # METHOD PATH [BODY] [extra curl args...]
