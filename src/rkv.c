@@ -414,7 +414,8 @@ struct range_args {
     bool ranged, has_start, has_end, bit_unit;
     long long start, end;
     int bit;
-    const char *err;
+    const char *err;  /* a bad integer, or a syntax error */
+    bool unit_err;    /* BYTE|BIT misspelt: BITCOUNT answers 0 first when -s > -e */
 };
 
 static void range_int(struct range_args *a, const struct rarg *arg, long long *v)
@@ -425,16 +426,19 @@ static void range_int(struct range_args *a, const struct rarg *arg, long long *v
 static void range_unit(struct range_args *a, const struct rarg *arg)
 {
     if (rarg_eq(arg, "BIT")) a->bit_unit = true;
-    else if (!rarg_eq(arg, "BYTE") && !a->err) a->err = SYNTAX;
+    else if (!rarg_eq(arg, "BYTE")) a->unit_err = true;
 }
 
 static void bitcount_read(struct rcmd *c, struct kval *v, size_t n)
 {
     struct range_args *a = c->op;
+    bool both_negative_empty = a->ranged && a->start < 0 && a->end < 0 && a->start > a->end;
     if (v[0].exists && a->err)
         rr_error(&c->r, "%s", a->err);
+    else if (v[0].exists && a->unit_err && !both_negative_empty)
+        rr_error(&c->r, SYNTAX);
     else
-        rr_int(&c->r, (long long)bv_bitcount(v[0].bm, v[0].len, a->ranged, a->start, a->end, a->bit_unit));
+        rr_int(&c->r, a->unit_err ? 0 : (long long)bv_bitcount(v[0].bm, v[0].len, a->ranged, a->start, a->end, a->bit_unit));
     free(a);
     c->op = NULL;
     rcmd_finish(c);
@@ -460,8 +464,8 @@ static void cmd_bitcount(struct rcmd *c)
 static void bitpos_read(struct rcmd *c, struct kval *v, size_t n)
 {
     struct range_args *a = c->op;
-    if (v[0].exists && a->err)
-        rr_error(&c->r, "%s", a->err);
+    if (v[0].exists && (a->err || a->unit_err))
+        rr_error(&c->r, "%s", a->err ? a->err : SYNTAX);
     else
         rr_int(&c->r, (long long)bv_bitpos(v[0].bm, v[0].len, v[0].exists, a->bit, a->has_start, a->start,
                                            a->has_end, a->end, a->bit_unit));
@@ -490,11 +494,14 @@ static void cmd_bitpos(struct rcmd *c)
         a->has_start = true;
         range_int(a, &c->argv[3], &a->start);
     }
+    if (c->argc == 6) { /* Redis reads the unit before the end */
+        range_unit(a, &c->argv[5]);
+        if (a->unit_err && !a->err) a->err = SYNTAX;
+    }
     if (c->argc >= 5) {
         a->has_end = true;
         range_int(a, &c->argv[4], &a->end);
     }
-    if (c->argc == 6) range_unit(a, &c->argv[5]);
     c->op = a;
     kread1(c, 1, bitpos_read);
 }
@@ -586,7 +593,8 @@ struct bf_op {
 struct bf_state {
     size_t nops;
     bool writes;
-    uint64_t end; /* bytes the write operations need */
+    bool past_end; /* a write crosses bit 2^32 */
+    uint64_t end;  /* bytes the write operations need */
     struct bf_op *ops;
     int64_t *res;
     bool *nil;
@@ -602,6 +610,38 @@ static void bf_free(void *arg)
     free(s);
 }
 
+/* Redis's bit offset of BITFIELD: "N" or "#N" (N * bits), below 2^32 bits; the
+ * field itself may run past the end (a GET reads zeros there). */
+static bool bf_offset(const struct rarg *a, const struct bv_type *t, uint64_t *off)
+{
+    struct rarg num = *a;
+    bool hash = a->len > 0 && a->ptr[0] == '#';
+    long long v;
+    if (hash) {
+        num.ptr++;
+        num.len--;
+    }
+    if (!rarg_ll(&num, &v) || v < 0) return false;
+    if (hash) {
+        if ((unsigned long long)v > 4294967296ULL) return false;
+        v *= (long long)t->bits;
+    }
+    if (v >= 4294967296LL) return false;
+    *off = (uint64_t)v;
+    return true;
+}
+
+/* GET of a field that may cross bit 2^32: the bits past it read as zeros. */
+static int64_t bf_get(const roaring_bitmap_t *bm, struct bv_type t, uint64_t off)
+{
+    if (off + t.bits <= 4294967296ULL) return bv_field_get(bm, t, off);
+    unsigned have = (unsigned)(4294967296ULL - off), missing = t.bits - have;
+    struct bv_type head = {false, have};
+    uint64_t pattern = (uint64_t)bv_field_get(bm, head, off) << missing;
+    if (t.is_signed && t.bits < 64 && (pattern >> (t.bits - 1)) & 1) return (int64_t)(pattern - (1ULL << t.bits));
+    return (int64_t)pattern;
+}
+
 /* Runs every operation on (bm, len); true if something was written. */
 static bool bf_run(struct bf_state *s, roaring_bitmap_t *bm, uint64_t *len)
 {
@@ -610,7 +650,7 @@ static bool bf_run(struct bf_state *s, roaring_bitmap_t *bm, uint64_t *len)
         struct bf_op *o = &s->ops[i];
         s->nil[i] = false;
         if (o->kind == BF_GET) {
-            s->res[i] = bv_field_get(bm, o->t, o->off);
+            s->res[i] = bf_get(bm, o->t, o->off);
         } else if (o->kind == BF_SET) {
             int64_t before = bv_field_get(bm, o->t, o->off);
             if (!bv_field_set_ov(bm, len, o->t, o->off, o->arg, o->ov, &s->res[i])) s->nil[i] = true;
@@ -700,7 +740,7 @@ static void bitfield(struct rcmd *c, bool ro)
             bf_free(s);
             return fail(c, "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.");
         }
-        if (!bv_parse_offset(c->argv[i + 2].ptr, c->argv[i + 2].len, &o->t, &o->off)) {
+        if (!bf_offset(&c->argv[i + 2], &o->t, &o->off)) {
             bf_free(s);
             return fail(c, "ERR bit offset is not an integer or out of range");
         }
@@ -712,8 +752,8 @@ static void bitfield(struct rcmd *c, bool ro)
             }
             o->arg = x;
             s->writes = true;
-            uint64_t e = bv_field_end(o->t, o->off);
-            if (e > s->end) s->end = e;
+            if (o->off + o->t.bits > 4294967296ULL) s->past_end = true;
+            else if (bv_field_end(o->t, o->off) > s->end) s->end = bv_field_end(o->t, o->off);
         }
         s->nops++;
         i += kind == BF_GET ? 3 : 4;
@@ -721,6 +761,10 @@ static void bitfield(struct rcmd *c, bool ro)
     if (ro && s->writes) {
         bf_free(s);
         return fail(c, "ERR BITFIELD_RO only supports the GET subcommand");
+    }
+    if (s->past_end) { /* Redis would grow the value past 512 MB; a bitmap ends at bit 2^32-1 */
+        bf_free(s);
+        return fail(c, "ERR bitmapd: a BITFIELD SET or INCRBY must end by bit offset 4294967295");
     }
     if (!(s->res = calloc(s->nops + 1, sizeof(*s->res))) || !(s->nil = calloc(s->nops + 1, sizeof(*s->nil)))) {
         bf_free(s);
