@@ -600,15 +600,7 @@ struct bf_state {
     bool *nil;
 };
 
-static void bf_free(void *arg)
-{
-    struct bf_state *s = arg;
-    if (!s) return;
-    free(s->ops);
-    free(s->res);
-    free(s->nil);
-    free(s);
-}
+static void bf_free(void *arg) { free(arg); } /* one allocation: see bitfield() */
 
 /* Redis's bit offset of BITFIELD: "N" or "#N" (N * bits), below 2^32 bits; the
  * field itself may run past the end (a GET reads zeros there). */
@@ -703,14 +695,16 @@ static void bitfield_read(struct rcmd *c, struct kval *v, size_t n)
 
 static void bitfield(struct rcmd *c, bool ro)
 {
-    struct bf_state *s = calloc(1, sizeof(*s));
+    /* the state and its three arrays in one block, so any path frees it with free() */
+    size_t n = c->argc;
+    struct bf_state *s = calloc(1, sizeof(*s) + n * (sizeof(struct bf_op) + sizeof(int64_t) + sizeof(bool)));
     enum bv_overflow ov = BV_WRAP;
     size_t i = 2;
 
-    if (!s || !(s->ops = calloc(c->argc, sizeof(*s->ops)))) {
-        bf_free(s);
-        return fail(c, "ERR out of memory");
-    }
+    if (!s) return fail(c, "ERR out of memory");
+    s->ops = (struct bf_op *)(s + 1);
+    s->res = (int64_t *)(s->ops + n);
+    s->nil = (bool *)(s->res + n);
     while (i < c->argc) {
         const struct rarg *a = &c->argv[i];
         size_t left = c->argc - i - 1;
@@ -765,10 +759,6 @@ static void bitfield(struct rcmd *c, bool ro)
     if (s->past_end) { /* Redis would grow the value past 512 MB; a bitmap ends at bit 2^32-1 */
         bf_free(s);
         return fail(c, "ERR bitmapd: a BITFIELD SET or INCRBY must end by bit offset 4294967295");
-    }
-    if (!(s->res = calloc(s->nops + 1, sizeof(*s->res))) || !(s->nil = calloc(s->nops + 1, sizeof(*s->nil)))) {
-        bf_free(s);
-        return fail(c, "ERR out of memory");
     }
     if (s->writes) {
         static const size_t one = 1;
