@@ -12,7 +12,7 @@ ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd -- "$ROOT"
 TEST_TIMEOUT=300
 
-BIN=$ROOT/build/bitmapd
+BIN=${BITMAPD_BIN:-$ROOT/build/bitmapd}
 [[ -x $BIN ]] || {
   echo "integration: $BIN not built (make all)" >&2
   exit 1
