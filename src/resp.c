@@ -766,6 +766,16 @@ static void client_free(struct rclient *cl)
     free(cl);
 }
 
+static void append_cmd(struct rclient *cl, struct rcmd *c)
+{
+    if (cl->tail)
+        cl->tail->next = c;
+    else
+        cl->head = c;
+    cl->tail = c;
+    cl->queued++;
+}
+
 static bool enqueue(struct rclient *cl, struct rarg *argv, size_t argc)
 {
     struct rcmd *c = calloc(1, sizeof(*c));
@@ -780,12 +790,7 @@ static bool enqueue(struct rclient *cl, struct rarg *argv, size_t argc)
     c->cl = cl;
     c->client_id = cl->id;
     c->def = find_command(&argv[0]);
-    if (cl->tail)
-        cl->tail->next = c;
-    else
-        cl->head = c;
-    cl->tail = c;
-    cl->queued++;
+    append_cmd(cl, c);
     g_inflight++;
     return true;
 }
@@ -803,12 +808,7 @@ static void protocol_error(struct rclient *cl, const char *msg)
     c->cl = cl;
     c->started = c->done = true;
     rr_error(&c->r, "ERR %s", msg);
-    if (cl->tail)
-        cl->tail->next = c;
-    else
-        cl->head = c;
-    cl->tail = c;
-    cl->queued++;
+    append_cmd(cl, c);
 }
 
 /* Parses queued input into commands; true if any was added. */
