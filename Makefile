@@ -3,7 +3,7 @@
 CC       ?= cc
 BUILD    ?= build
 SANITIZE ?=
-PKGS      = libpq libevent jansson inih
+PKGS      = libpq libevent jansson inih hiredis
 CFLAGS   ?= -O2 -g
 WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CPPFLAGS += -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

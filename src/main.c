@@ -15,6 +15,7 @@
 #include "resp.h"
 #include "log.h"
 #include "migrate.h"
+#include "rimport.h"
 #include "store.h"
 
 static void usage(FILE *out)
@@ -25,7 +26,10 @@ static void usage(FILE *out)
             "  (none)       serve HTTP (needs [postgres] dsn or BITMAPD_DSN)\n"
             "  --migrate    apply migrations and sql/ to the database, then exit\n"
             "  --print-dsn  print the configured DSN (empty when none), then exit\n"
-            "  --routes     print the HTTP routes, then exit\n");
+            "  --routes     print the HTTP routes, then exit\n"
+            "  import --from redis://HOST[:PORT] [--match PATTERN] [--dry-run] [--password PW]\n"
+            "               copy Redis string values into the store (bitmapd import --help)\n"
+            "options before the mode apply to every mode, import's own follow the word import\n");
 }
 
 #define SHUTDOWN_DEADLINE_MS 10000
@@ -113,7 +117,7 @@ done:
 
 int main(int argc, char **argv)
 {
-    enum { OPT_SET = 256, OPT_MIGRATE, OPT_PRINT_DSN, OPT_ROUTES };
+    enum { OPT_SET = 256, OPT_MIGRATE, OPT_PRINT_DSN, OPT_ROUTES, MODE_IMPORT };
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'},   {"set", required_argument, NULL, OPT_SET},
         {"migrate", no_argument, NULL, OPT_MIGRATE}, {"print-dsn", no_argument, NULL, OPT_PRINT_DSN},
@@ -126,7 +130,8 @@ int main(int argc, char **argv)
     const char **sets = calloc((size_t)argc + 1, sizeof(char *));
     char err[256];
 
-    while (sets && (opt = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+    /* '+': stop at the first word, so that a mode word's own options stay its own */
+    while (sets && (opt = getopt_long(argc, argv, "+c:h", opts, NULL)) != -1) {
         switch (opt) {
         case 'c': path = optarg; path_given = true; break;
         case OPT_SET: sets[nsets++] = optarg; break;
@@ -135,7 +140,8 @@ int main(int argc, char **argv)
         default: usage(stderr); free(sets); return 2;
         }
     }
-    if (!sets || optind < argc) {
+    if (sets && optind < argc && strcmp(argv[optind], "import") == 0 && !mode) mode = MODE_IMPORT;
+    if (!sets || (optind < argc && mode != MODE_IMPORT)) {
         usage(stderr);
         free(sets);
         return 2;
@@ -171,6 +177,9 @@ int main(int argc, char **argv)
         rc = 0;
         break;
     }
+    case MODE_IMPORT:
+        rc = rimport_main(&cfg, argc - optind, argv + optind);
+        break;
     case OPT_MIGRATE:
         if (!*cfg.pg_dsn) {
             fprintf(stderr, "bitmapd: no database configured ([postgres] dsn or BITMAPD_DSN)\n");
