@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# bitmapd against a real redis-server, byte for byte: build/tools/resp_equiv
+# sends the same seeded random bitmap commands to both (3 fixed seeds and one
+# from $RANDOM, printed so a failure can be replayed); then build/tools/
+# resp_stress (deep pipeline, concurrent writers, dropped connections) and a
+# 5,000-command redis-cli --pipe. Bounded: well under 90 s.
+set -uo pipefail
+# shellcheck source=tests/integration/lib.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
+
+TOOLS=$BITMAPD_ROOT/build/tools
+T=$BITMAPD_TEST_TMP
+REDIS_PID_FILE=$T/redis-server.pid # the runner kills what *.pid names if we die
+
+stop_redis() {
+  local pid i
+  [[ -f $REDIS_PID_FILE ]] || return 0
+  pid=$(<"$REDIS_PID_FILE")
+  if [[ $pid =~ ^[0-9]+$ ]] && kill -TERM "$pid" 2>/dev/null; then
+    for ((i = 0; i < 50; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$REDIS_PID_FILE"
+}
+trap stop_redis EXIT
+
+# run_tool NAME EXPECTED_STATUS CMD... — a check on the exit status; the
+# tool's output is shown when it fails, and kept in $TOOL_OUT.
+run_tool() {
+  local name=$1 want=$2 status=0
+  shift 2
+  TOOL_OUT=$("$@" 2>&1) || status=$?
+  check "$name (exit status)" "$want" "$status"
+  if [[ $status != "$want" ]]; then
+    printf '%s\n' "$TOOL_OUT" | tail -n 40 | _diag
+  fi
+}
+
+for tool in resp_equiv resp_stress; do
+  if [[ ! -x $TOOLS/$tool ]]; then
+    check "$TOOLS/$tool is built (make all)" yes no
+    finish
+  fi
+done
+
+REDIS_PORT=$(free_port) || finish
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
+  --daemonize yes --pidfile "$REDIS_PID_FILE" --dir "$T" --logfile "$T/redis-server.log" >/dev/null
+for ((i = 0; i < 50; i++)); do
+  [[ $(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" PING 2>/dev/null) == PONG ]] && break
+  sleep 0.1
+done
+check "reference redis-server on port $REDIS_PORT answers PING" PONG \
+  "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" PING 2>&1)"
+echo "# reference: $(redis-server --version | cut -d' ' -f1-3)"
+
+start_service || finish
+
+echo "# resp_equiv: the same seeded commands to redis-server (A) and bitmapd (B)"
+RANDOM_SEED=$((RANDOM * 32768 + RANDOM))
+echo "# random seed of this run: $RANDOM_SEED"
+for seed in 1 20240229 987654321 "$RANDOM_SEED"; do
+  run_tool "resp_equiv seed $seed, 4000 commands" 0 \
+    "$TOOLS/resp_equiv" --a "127.0.0.1:$REDIS_PORT" --b "127.0.0.1:$RPORT" \
+    --prefix "eq$seed:" --seed "$seed" --count 4000
+  check_match "resp_equiv seed $seed reports 0 mismatches" '4000 commands, 0 mismatches' "$TOOL_OUT"
+done
+
+echo "# resp_stress"
+STRESS=("$TOOLS/resp_stress" --host 127.0.0.1 --port "$RPORT" --timeout 30)
+run_tool "pipeline 10000" 0 "${STRESS[@]}" pipeline 10000 stress:pipe
+check_match "pipeline: 10000 replies in order, 0 wrong" '10000 replies in order, 0 wrong' "$TOOL_OUT"
+check "pipeline: BITCOUNT is the 5000 SETBITs" 5000 "$(rcli BITCOUNT stress:pipe)"
+
+run_tool "concurrent 8 x 300" 0 "${STRESS[@]}" concurrent 8 300 stress:conc
+check "concurrent: BITCOUNT is 8 x 300 distinct offsets" 2400 "$(rcli BITCOUNT stress:conc)"
+
+run_tool "disconnect 1000" 0 "${STRESS[@]}" disconnect 1000 stress:drop
+n=$(rcli BITCOUNT stress:drop)
+check_match "disconnect: BITCOUNT is a number" '^[0-9]+$' "$n"
+check "disconnect: BITCOUNT $n ≤ 1000 (no bit that was never sent)" yes "$([[ $n =~ ^[0-9]+$ ]] && ((n <= 1000)) && echo yes || echo no)"
+check "disconnect: a fresh connection answers PING" PONG "$(rcli PING 2>&1)"
+
+echo "# redis-cli --pipe: 5,000 mixed commands"
+# 1000 rounds of: SETBIT, GETBIT, BITCOUNT, PING, and a fifth command that is a
+# SETBIT with a bad offset on every 10th round (100 errors) and GETBIT otherwise.
+resp() { # ARGS... — one command in RESP
+  printf '*%d\r\n' $#
+  local a
+  for a; do printf '$%d\r\n%s\r\n' "${#a}" "$a"; done
+}
+{
+  resp DEL pipe:mix
+  for ((i = 0; i < 1000; i++)); do
+    resp SETBIT pipe:mix $((i * 7)) 1
+    resp GETBIT pipe:mix $((i * 7))
+    resp BITCOUNT pipe:mix
+    resp PING
+    if ((i % 10 == 9)); then resp SETBIT pipe:mix -1 1; else resp GETBIT pipe:mix $((i * 7 + 1)); fi
+  done
+} >"$T/pipe.resp"
+out=$(redis-cli -h 127.0.0.1 -p "$RPORT" --pipe <"$T/pipe.resp" 2>&1)
+check_match "--pipe: 5001 replies, 100 errors" 'errors: 100, replies: 5001' "$out"
+[[ $out =~ errors:\ 100,\ replies:\ 5001 ]] || printf '%s\n' "$out" | _diag
+check "--pipe: BITCOUNT after 1000 SETBITs" 1000 "$(rcli BITCOUNT pipe:mix)"
+check "--pipe: the last offset set" 6993 "$(rcli BITPOS pipe:mix 1 -1)"
+check "--pipe: the same file to redis-server gives the same counts" \
+  "$(grep -o 'errors: [0-9]*, replies: [0-9]*' <<<"$out")" \
+  "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" --pipe <"$T/pipe.resp" 2>&1 | grep -o 'errors: [0-9]*, replies: [0-9]*')"
+check "--pipe: GET of the value equals redis-server's" \
+  "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" GET pipe:mix | od -An -tx1 | tr -d ' \n' | md5sum)" \
+  "$(rcli GET pipe:mix | od -An -tx1 | tr -d ' \n' | md5sum)"
+check "bitmapd still answers PING" PONG "$(rcli PING 2>&1)"
+
+stop_redis
+finish
