@@ -60,24 +60,30 @@ static bool push_arg(struct rarg **argv, size_t *argc, size_t *cap, const char *
     return true;
 }
 
-/* A decimal of Redis's header lines (*N, $N): digits with an optional sign, nothing else. */
+/* A decimal of Redis's header lines (*N, $N), with Redis's string2ll rules: an
+ * optional '-', then "0" alone or digits without a leading zero ("-0", "+1", "01"
+ * are refused). */
 static bool parse_ll(const char *s, size_t n, long long *out)
 {
-    long long v = 0;
+    unsigned long long v = 0;
     bool neg = false;
     size_t i = 0;
     if (n == 0 || n > 20) return false;
-    if (s[0] == '-' || s[0] == '+') {
-        neg = s[0] == '-';
-        i = 1;
-        if (n == 1) return false;
+    if (n == 1 && s[0] == '0') {
+        *out = 0;
+        return true;
     }
+    if (s[0] == '-') {
+        neg = true;
+        i = 1;
+    }
+    if (i >= n || s[i] < '1' || s[i] > '9') return false;
     for (; i < n; i++) {
         if (s[i] < '0' || s[i] > '9') return false;
-        if (v > (LLONG_MAX - (s[i] - '0')) / 10) return false;
-        v = v * 10 + (s[i] - '0');
+        if (v > ((unsigned long long)LLONG_MAX - (unsigned)(s[i] - '0')) / 10) return false;
+        v = v * 10 + (unsigned)(s[i] - '0');
     }
-    *out = neg ? -v : v;
+    *out = neg ? -(long long)v : (long long)v;
     return true;
 }
 
