@@ -42,6 +42,10 @@ enum rproto_status rparser_feed(struct rparser *p, struct evbuffer *in, char *er
 struct rarg *rparser_take(struct rparser *p, size_t *argc);
 void rargs_free(struct rarg *argv, size_t argc);
 
+/* Redis's string2ll: a whole string as a signed 64-bit decimal, with an optional
+ * '-' only and no leading zero ("0" itself is fine; "-0", "+1", "01", " 1" are not). */
+bool rproto_string2ll(const char *s, size_t n, long long *out) WUR;
+
 /* Splits an inline line the way Redis does (quotes, \xHH escapes); false on
  * unbalanced quotes. */
 bool rproto_split_inline(const char *line, size_t len, struct rarg **argv, size_t *argc) WUR;

@@ -72,40 +72,7 @@ bool rarg_eq(const struct rarg *a, const char *lit)
     return strlen(lit) == a->len && strcasecmp(a->ptr, lit) == 0 && memchr(a->ptr, 0, a->len) == NULL;
 }
 
-bool rarg_ll(const struct rarg *a, long long *out)
-{
-    const char *s = a->ptr;
-    size_t n = a->len, i = 0;
-    bool neg = false;
-    unsigned long long v = 0;
-
-    /* Redis's string2ll: no spaces, no '+', no leading zeros, "-0" rejected */
-    if (n == 0 || n > 20) return false;
-    if (n == 1 && s[0] == '0') {
-        *out = 0;
-        return true;
-    }
-    if (s[0] == '-') {
-        neg = true;
-        i = 1;
-        if (n == 1) return false;
-    }
-    if (s[i] < '1' || s[i] > '9') return false;
-    for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9') return false;
-        unsigned d = (unsigned)(s[i] - '0');
-        if (v > (ULLONG_MAX - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    if (neg) {
-        if (v > (unsigned long long)LLONG_MAX + 1) return false;
-        *out = (long long)(0 - v);
-    } else {
-        if (v > (unsigned long long)LLONG_MAX) return false;
-        *out = (long long)v;
-    }
-    return true;
-}
+bool rarg_ll(const struct rarg *a, long long *out) { return rproto_string2ll(a->ptr, a->len, out); }
 
 /* ---- connection commands ------------------------------------------------------ */
 

@@ -60,12 +60,9 @@ static bool push_arg(struct rarg **argv, size_t *argc, size_t *cap, const char *
     return true;
 }
 
-/* A decimal of Redis's header lines (*N, $N), with Redis's string2ll rules: an
- * optional '-', then "0" alone or digits without a leading zero ("-0", "+1", "01"
- * are refused). */
-static bool parse_ll(const char *s, size_t n, long long *out)
+bool rproto_string2ll(const char *s, size_t n, long long *out)
 {
-    unsigned long long v = 0;
+    unsigned long long v = 0, max;
     bool neg = false;
     size_t i = 0;
     if (n == 0 || n > 20) return false;
@@ -78,12 +75,13 @@ static bool parse_ll(const char *s, size_t n, long long *out)
         i = 1;
     }
     if (i >= n || s[i] < '1' || s[i] > '9') return false;
+    max = neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX; /* LLONG_MIN is fine */
     for (; i < n; i++) {
         if (s[i] < '0' || s[i] > '9') return false;
-        if (v > ((unsigned long long)LLONG_MAX - (unsigned)(s[i] - '0')) / 10) return false;
+        if (v > (max - (unsigned)(s[i] - '0')) / 10) return false;
         v = v * 10 + (unsigned)(s[i] - '0');
     }
-    *out = neg ? -(long long)v : (long long)v;
+    *out = neg ? (long long)(0 - v) : (long long)v;
     return true;
 }
 
@@ -207,7 +205,7 @@ enum rproto_status rparser_feed(struct rparser *p, struct evbuffer *in, char *er
             }
             if (first == '*') {
                 long long count;
-                bool ok = parse_ll(line + 1, n - 1, &count) && count <= (long long)p->lim.max_args;
+                bool ok = rproto_string2ll(line + 1, n - 1, &count) && count <= (long long)p->lim.max_args;
                 free(line);
                 if (!ok) {
                     snprintf(err, errlen, "Protocol error: invalid multibulk length");
@@ -256,7 +254,7 @@ enum rproto_status rparser_feed(struct rparser *p, struct evbuffer *in, char *er
                 return RP_MORE;
             }
             long long len;
-            bool ok = parse_ll(line + 1, n - 1, &len) && len >= 0 && (unsigned long long)len <= p->lim.max_bulk;
+            bool ok = rproto_string2ll(line + 1, n - 1, &len) && len >= 0 && (unsigned long long)len <= p->lim.max_bulk;
             free(line);
             if (!ok) {
                 snprintf(err, errlen, "Protocol error: invalid bulk length");
