@@ -96,15 +96,15 @@ bool bv_parse_type(const char *s, size_t len, struct bv_type *t) WUR;
 
 /* Parses a bit offset "123" or "#3" (3 * t->bits) with Redis's strict integer
  * rules (no '+', no leading zero, no negative). false → "-ERR bit offset is not an
- * integer or out of range". Stricter than redis 7.0.15 on purpose: the whole field,
- * offset + bits, must fit in 2^32 bits (Redis accepts any offset < 2^32 and grows
- * the string past 512 MB), and "#N" whose product overflows is rejected (Redis
- * wraps it around, undefined behaviour). */
+ * integer or out of range". As in redis 7.0.15 the offset must be below 2^32 and
+ * the field may run past it (a GET reads zeros there; a caller refuses writes that
+ * would need bits past 2^32-1). Stricter on one point: "#N" whose product
+ * overflows is rejected (Redis wraps it around, undefined behaviour). */
 bool bv_parse_offset(const char *s, size_t len, const struct bv_type *t,
                      uint64_t *bit_offset) WUR;
 
-/* GET: the field at offset (bits beyond the value read as 0); unsigned values are
- * returned as int64 too (u63 fits). offset + t.bits <= 2^32. */
+/* GET: the field at offset (bits beyond the value, and past bit 2^32-1, read as 0);
+ * unsigned values are returned as int64 too (u63 fits). offset < 2^32. */
 int64_t bv_field_get(const roaring_bitmap_t *bm, struct bv_type t, uint64_t offset);
 
 /* SET with OVERFLOW WRAP (Redis's default): writes value truncated to t.bits

@@ -291,7 +291,7 @@ bool bv_parse_offset(const char *s, size_t len, const struct bv_type *t, uint64_
             return false;
         off *= t->bits;
     }
-    if (off + t->bits > (UINT64_C(1) << 32))
+    if (off >= (UINT64_C(1) << 32))
         return false;
     *bit_offset = off;
     return true;

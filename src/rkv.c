@@ -309,10 +309,11 @@ static void kwrite(struct rcmd *c, const size_t *keyargs, size_t n, kmut_fn *mut
     kwrite_ex(c, keyargs, n, mut, reply, extra, NULL);
 }
 
-static void kwrite1(struct rcmd *c, kmut_fn *mut, kreply_fn *reply, void *extra)
+/* The common case: one key, argument 1. */
+static void kwrite1(struct rcmd *c, kmut_fn *mut, kreply_fn *reply, void *extra, void (*extra_free)(void *))
 {
-    size_t one = 1;
-    kwrite(c, &one, 1, mut, reply, extra);
+    static const size_t one = 1;
+    kwrite_ex(c, &one, 1, mut, reply, extra, extra_free);
 }
 
 static void reply_n(struct kwrite *w) { rr_int(&w->c->r, w->n); }
@@ -380,7 +381,7 @@ static void cmd_setbit(struct rcmd *c)
     struct setbit_args *x = malloc(sizeof(*x));
     if (!x) return fail(c, "ERR out of memory");
     *x = a;
-    kwrite1(c, setbit_mut, reply_n, x);
+    kwrite1(c, setbit_mut, reply_n, x, NULL);
 }
 
 static void getbit_read(struct rcmd *c, struct kval *v, size_t n)
@@ -602,38 +603,6 @@ struct bf_state {
 
 static void bf_free(void *arg) { free(arg); } /* one allocation: see bitfield() */
 
-/* Redis's bit offset of BITFIELD: "N" or "#N" (N * bits), below 2^32 bits; the
- * field itself may run past the end (a GET reads zeros there). */
-static bool bf_offset(const struct rarg *a, const struct bv_type *t, uint64_t *off)
-{
-    struct rarg num = *a;
-    bool hash = a->len > 0 && a->ptr[0] == '#';
-    long long v;
-    if (hash) {
-        num.ptr++;
-        num.len--;
-    }
-    if (!rarg_ll(&num, &v) || v < 0) return false;
-    if (hash) {
-        if ((unsigned long long)v > 4294967296ULL) return false;
-        v *= (long long)t->bits;
-    }
-    if (v >= 4294967296LL) return false;
-    *off = (uint64_t)v;
-    return true;
-}
-
-/* GET of a field that may cross bit 2^32: the bits past it read as zeros. */
-static int64_t bf_get(const roaring_bitmap_t *bm, struct bv_type t, uint64_t off)
-{
-    if (off + t.bits <= 4294967296ULL) return bv_field_get(bm, t, off);
-    unsigned have = (unsigned)(4294967296ULL - off), missing = t.bits - have;
-    struct bv_type head = {false, have};
-    uint64_t pattern = (uint64_t)bv_field_get(bm, head, off) << missing;
-    if (t.is_signed && t.bits < 64 && (pattern >> (t.bits - 1)) & 1) return (int64_t)(pattern - (1ULL << t.bits));
-    return (int64_t)pattern;
-}
-
 /* Runs every operation on (bm, len); true if something was written. */
 static bool bf_run(struct bf_state *s, roaring_bitmap_t *bm, uint64_t *len)
 {
@@ -642,7 +611,7 @@ static bool bf_run(struct bf_state *s, roaring_bitmap_t *bm, uint64_t *len)
         struct bf_op *o = &s->ops[i];
         s->nil[i] = false;
         if (o->kind == BF_GET) {
-            s->res[i] = bf_get(bm, o->t, o->off);
+            s->res[i] = bv_field_get(bm, o->t, o->off);
         } else if (o->kind == BF_SET) {
             int64_t before = bv_field_get(bm, o->t, o->off);
             if (!bv_field_set_ov(bm, len, o->t, o->off, o->arg, o->ov, &s->res[i])) s->nil[i] = true;
@@ -734,7 +703,7 @@ static void bitfield(struct rcmd *c, bool ro)
             bf_free(s);
             return fail(c, "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.");
         }
-        if (!bf_offset(&c->argv[i + 2], &o->t, &o->off)) {
+        if (!bv_parse_offset(c->argv[i + 2].ptr, c->argv[i + 2].len, &o->t, &o->off)) {
             bf_free(s);
             return fail(c, "ERR bit offset is not an integer or out of range");
         }
@@ -761,8 +730,7 @@ static void bitfield(struct rcmd *c, bool ro)
         return fail(c, "ERR bitmapd: a BITFIELD SET or INCRBY must end by bit offset 4294967295");
     }
     if (s->writes) {
-        static const size_t one = 1;
-        kwrite_ex(c, &one, 1, bitfield_mut, bitfield_reply, s, bf_free);
+        kwrite1(c, bitfield_mut, bitfield_reply, s, bf_free);
         return;
     }
     c->op = s;
@@ -911,8 +879,7 @@ static void cmd_set(struct rcmd *c)
             return fail(c, SYNTAX);
         }
     }
-    static const size_t one = 1;
-    kwrite_ex(c, &one, 1, set_mut, set_reply, a, set_args_free);
+    kwrite1(c, set_mut, set_reply, a, set_args_free);
 }
 
 static enum wp_mutation setrange_mut(struct kwrite *w, struct wp_unit *u)
@@ -951,7 +918,7 @@ static void cmd_setrange(struct rcmd *c)
         free(off);
         return fail(c, "ERR offset is out of range");
     }
-    kwrite1(c, setrange_mut, reply_n, off);
+    kwrite1(c, setrange_mut, reply_n, off, NULL);
 }
 
 static enum wp_mutation append_mut(struct kwrite *w, struct wp_unit *u)
@@ -974,7 +941,7 @@ static enum wp_mutation append_mut(struct kwrite *w, struct wp_unit *u)
     return WP_CHANGED;
 }
 
-static void cmd_append(struct rcmd *c) { kwrite1(c, append_mut, reply_n, NULL); }
+static void cmd_append(struct rcmd *c) { kwrite1(c, append_mut, reply_n, NULL, NULL); }
 
 /* ---- keyspace: DEL EXISTS TYPE RENAME COPY -------------------------------------------------- */
 
@@ -1008,14 +975,17 @@ static void del_read(struct rcmd *c, struct kval *v, size_t n)
     free(args);
 }
 
-static void cmd_del(struct rcmd *c)
+/* Loads every argument from the first on as a key (DEL, EXISTS). */
+static void kread_all(struct rcmd *c, kread_fn *fn)
 {
     const struct rarg **keys = malloc(c->argc * sizeof(*keys));
     if (!keys) return fail(c, "ERR out of memory");
     for (size_t i = 1; i < c->argc; i++) keys[i - 1] = &c->argv[i];
-    kread(c, keys, c->argc - 1, del_read);
+    kread(c, keys, c->argc - 1, fn);
     free(keys);
 }
+
+static void cmd_del(struct rcmd *c) { kread_all(c, del_read); }
 
 static void exists_read(struct rcmd *c, struct kval *v, size_t n)
 {
@@ -1025,14 +995,7 @@ static void exists_read(struct rcmd *c, struct kval *v, size_t n)
     rcmd_finish(c);
 }
 
-static void cmd_exists(struct rcmd *c)
-{
-    const struct rarg **keys = malloc(c->argc * sizeof(*keys));
-    if (!keys) return fail(c, "ERR out of memory");
-    for (size_t i = 1; i < c->argc; i++) keys[i - 1] = &c->argv[i];
-    kread(c, keys, c->argc - 1, exists_read);
-    free(keys);
-}
+static void cmd_exists(struct rcmd *c) { kread_all(c, exists_read); }
 
 static void type_read(struct rcmd *c, struct kval *v, size_t n)
 {
@@ -1186,9 +1149,8 @@ static void ints_free(void *arg)
 static void setints(struct rcmd *c, kmut_fn *mut)
 {
     struct ints *x;
-    static const size_t one = 1;
     if (!parse_ints(c, 2, &x)) return rcmd_finish(c);
-    kwrite_ex(c, &one, 1, mut, reply_ok, x, ints_free);
+    kwrite1(c, mut, reply_ok, x, ints_free);
 }
 
 static void cmd_rsetintarray(struct rcmd *c) { setints(c, rset_mut); }
