@@ -38,6 +38,15 @@ struct config {
     int pg_max_retries;
     /* [inbox] */
     char *inbox_period_time_zone;
+    /* [checkin] */
+    char *checkin_time_zone;    /* "": the process time zone ([inbox] period_time_zone) */
+    int checkin_backfill_days;  /* how far back a date may be signed (0: today only) */
+    char *checkin_points;       /* points by streak day: "10,20,30,50" (the last repeats) */
+    char *checkin_streak_scope; /* "month" (reset on the 1st, the seed's rule) or "unbounded" */
+    /* [groups] */
+    int groups_max_members;     /* member ids per group (dense, never reused) */
+    /* [broadcasts] */
+    int broadcasts_cursor_ttl_days; /* clear last-seen cursors idle this long; 0: never */
     /* [service] */
     char *log_level;
     char *migrations_dir;
@@ -59,5 +68,10 @@ bool config_set(struct config *cfg, const char *assignment, char *err, size_t er
 bool config_validate(const struct config *cfg, char *err, size_t errlen) WUR;
 
 void config_free(struct config *cfg);
+
+#define CONFIG_MAX_POINTS 64
+/* Parses a points list such as "10,20,30,50" (1 .. CONFIG_MAX_POINTS integers in
+ * 0 .. 1000000). Returns the count, or -1 if malformed. */
+int config_parse_points(const char *s, int *out, int max);
 
 #endif

@@ -8,6 +8,8 @@
 #include <jansson.h>
 
 #include "app.h"
+#include "bmload.h"
+#include "wpath.h"
 #include "router.h"
 
 /* One request in flight. Created by the server, freed by http_reply_*(): every
@@ -63,6 +65,23 @@ bool http_body_or_reply(struct http_ctx *c) WUR;
  * entries, sorted and de-duplicated into a malloc'ed array (caller frees). */
 bool http_json_ids_or_reply(struct http_ctx *c, const json_t *arr, const char *field, int64_t min,
                             int64_t max, int64_t **out, size_t *n) WUR;
+/* Optional boolean body field (absent: false). */
+bool http_body_bool_or_reply(struct http_ctx *c, const char *field, bool *out) WUR;
+/* Integer body field in [min, max]; absent is an error only when required. */
+bool http_body_int_or_reply(struct http_ctx *c, const char *field, int64_t min, int64_t max,
+                            bool required, int64_t *out, bool *present) WUR;
+/* Path parameter idx as plain decimal digits in [0, max]; `what` names it in the error. */
+bool http_param_int_or_reply(struct http_ctx *c, int idx, const char *what, int64_t max,
+                             int64_t *out) WUR;
+
+/* A failed write: 503 db_unavailable / conflict_retries_exhausted, 500 corrupt_bitmap
+ * or internal. Frees c. */
+void http_reply_wp_failure(struct http_ctx *c, enum wp_status st, const char *msg);
+/* A unit that ended in WP_CORRUPT or WP_CONFLICTED (or another failure). Frees c. */
+void http_reply_unit_failure(struct http_ctx *c, const struct wp_unit *u);
+/* A failed bmload. Frees c. */
+void http_reply_bmload_failure(struct http_ctx *c, enum bmload_status st, const char *msg);
+
 /* Checks that only the listed fields are present in the body. */
 bool http_body_fields_or_reply(struct http_ctx *c, const char *const *names) WUR;
 

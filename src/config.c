@@ -54,6 +54,12 @@ static const struct cf_key cf_keys[] = {
     CF_INT_KEY("postgres", "batch_keys", pg_batch_keys, "1000", 1, 100000),
     CF_INT_KEY("postgres", "max_retries", pg_max_retries, "16", 0, 1000),
     CF_STR_KEY("inbox", "period_time_zone", inbox_period_time_zone, "UTC"),
+    CF_STR_KEY("checkin", "time_zone", checkin_time_zone, ""),
+    CF_INT_KEY("checkin", "backfill_days", checkin_backfill_days, "30", 0, 3660),
+    CF_STR_KEY("checkin", "points", checkin_points, "10,20,30,50"),
+    CF_STR_KEY("checkin", "streak_scope", checkin_streak_scope, "month"),
+    CF_INT_KEY("groups", "max_members", groups_max_members, "1000000", 1, 1073741824),
+    CF_INT_KEY("broadcasts", "cursor_ttl_days", broadcasts_cursor_ttl_days, "0", 0, 36500),
     CF_STR_KEY("service", "log_level", log_level, "info"),
     CF_STR_KEY("service", "migrations_dir", migrations_dir, "migrations"),
     CF_STR_KEY("service", "sql_dir", sql_dir, "sql"),
@@ -174,6 +180,7 @@ bool config_set(struct config *cfg, const char *assignment, char *err, size_t er
 bool config_validate(const struct config *cfg, char *err, size_t errlen)
 {
     enum log_level lvl;
+    int pts[CONFIG_MAX_POINTS];
 
     if (!log_parse_level(cfg->log_level, &lvl)) {
         snprintf(err, errlen, "[service] log_level must be error, warn, info or debug");
@@ -183,11 +190,39 @@ bool config_validate(const struct config *cfg, char *err, size_t errlen)
         snprintf(err, errlen, "[http] default_page_limit exceeds max_page_limit");
         return false;
     }
+    if (config_parse_points(cfg->checkin_points, pts, CONFIG_MAX_POINTS) < 0) {
+        snprintf(err, errlen, "[checkin] points must be 1 to %d comma-separated integers from 0 to 1000000",
+                 CONFIG_MAX_POINTS);
+        return false;
+    }
+    if (strcmp(cfg->checkin_streak_scope, "month") != 0 && strcmp(cfg->checkin_streak_scope, "unbounded") != 0) {
+        snprintf(err, errlen, "[checkin] streak_scope must be month or unbounded");
+        return false;
+    }
     if (cfg->pg_reconnect_min_ms > cfg->pg_reconnect_max_ms) {
         snprintf(err, errlen, "[postgres] reconnect_min_ms exceeds reconnect_max_ms");
         return false;
     }
     return true;
+}
+
+int config_parse_points(const char *s, int *out, int max)
+{
+    int n = 0;
+    for (;;) {
+        char *end;
+        long v;
+        while (*s == ' ') s++;
+        if (*s < '0' || *s > '9' || n == max) return -1;
+        errno = 0;
+        v = strtol(s, &end, 10);
+        if (errno || v > 1000000) return -1;
+        out[n++] = (int)v;
+        s = end;
+        while (*s == ' ') s++;
+        if (*s == '\0') return n;
+        if (*s++ != ',') return -1;
+    }
 }
 
 void config_free(struct config *cfg)

@@ -12,6 +12,7 @@
 
 #include "health.h"
 #include "inbox.h"
+/* domain headers: */
 #include "log.h"
 #include "reqparse.h"
 
@@ -30,6 +31,10 @@ static const struct route routes[] = {
     {"GET", "/v1/users/{user}/periods", inbox_user_periods, "user_periods"},
     {"GET", "/v1/periods", inbox_periods_list, "periods"},
     {"PUT", "/v1/periods/{period}", inbox_period_put, "period_put"},
+    /* check-ins (checkin.c): routes go above this line */
+    /* notices (notice.c): routes go above this line */
+    /* group receipts (receipt.c): routes go above this line */
+    /* broadcasts, red dots, feed unread (unread.c): routes go above this line */
 };
 
 const struct route *http_routes(size_t *n)
@@ -240,6 +245,88 @@ bool http_json_ids_or_reply(struct http_ctx *c, const json_t *arr, const char *f
     default:
         http_reply_error(c, 500, "internal", "out of memory");
         return false;
+    }
+}
+
+bool http_body_bool_or_reply(struct http_ctx *c, const char *field, bool *out)
+{
+    json_t *v = json_object_get(c->body, field);
+    *out = false;
+    if (!v) return true;
+    if (!json_is_boolean(v)) {
+        http_reply_error(c, 400, "invalid_body", "'%s' must be true or false", field);
+        return false;
+    }
+    *out = json_is_true(v);
+    return true;
+}
+
+bool http_body_int_or_reply(struct http_ctx *c, const char *field, int64_t min, int64_t max,
+                            bool required, int64_t *out, bool *present)
+{
+    json_t *v = json_object_get(c->body, field);
+    if (present) *present = v != NULL;
+    if (!v) {
+        if (!required) return true;
+        http_reply_error(c, 400, "invalid_body", "'%s' is required", field);
+        return false;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
+        http_reply_error(c, 400, "invalid_body", "'%s' must be an integer from %lld to %lld", field,
+                         (long long)min, (long long)max);
+        return false;
+    }
+    *out = json_integer_value(v);
+    return true;
+}
+
+bool http_param_int_or_reply(struct http_ctx *c, int idx, const char *what, int64_t max, int64_t *out)
+{
+    if (c->match.param_truncated[idx] || !reqparse_decimal(c->match.params[idx], max, out)) {
+        http_reply_error(c, 400, "invalid_id", "%s must be an integer from 0 to %lld", what, (long long)max);
+        return false;
+    }
+    return true;
+}
+
+/* ---- failures of the write path and of loads --------------------------------------- */
+
+void http_reply_wp_failure(struct http_ctx *c, enum wp_status st, const char *msg)
+{
+    switch (st) {
+    case WP_UNAVAILABLE:
+        http_reply_error(c, 503, "db_unavailable", "database unavailable; %s", msg ? msg : "no connection");
+        break;
+    case WP_CONFLICTED:
+        http_reply_error(c, 503, "conflict_retries_exhausted",
+                         "too many concurrent writers to the same key; try again");
+        break;
+    case WP_CORRUPT:
+        http_reply_error(c, 500, "corrupt_bitmap", "%s", msg ? msg : "a stored bitmap is corrupt");
+        break;
+    default:
+        http_reply_error(c, 500, "internal", "%s", msg ? msg : "internal error");
+        break;
+    }
+}
+
+void http_reply_unit_failure(struct http_ctx *c, const struct wp_unit *u)
+{
+    http_reply_wp_failure(c, u->status, u->status == WP_CORRUPT ? u->error : NULL);
+}
+
+void http_reply_bmload_failure(struct http_ctx *c, enum bmload_status st, const char *msg)
+{
+    switch (st) {
+    case BMLOAD_UNAVAILABLE:
+        http_reply_error(c, 503, "db_unavailable", "database unavailable: %s", msg ? msg : "");
+        break;
+    case BMLOAD_CORRUPT:
+        http_reply_error(c, 500, "corrupt_bitmap", "%s", msg ? msg : "a stored bitmap is corrupt");
+        break;
+    default:
+        http_reply_error(c, 500, "internal", "%s", msg ? msg : "query failed");
+        break;
     }
 }
 

@@ -63,30 +63,6 @@ size_t inbox_page(const roaring_bitmap_t *bm, bool cursor, uint64_t skip, uint64
 
 /* ---- the common failure answers --------------------------------------------------- */
 
-static void reply_wp_failure(struct http_ctx *c, enum wp_status st, const char *msg)
-{
-    switch (st) {
-    case WP_UNAVAILABLE:
-        http_reply_error(c, 503, "db_unavailable", "database unavailable; %s", msg ? msg : "no connection");
-        break;
-    case WP_CONFLICTED:
-        http_reply_error(c, 503, "conflict_retries_exhausted",
-                         "too many concurrent writers to the same user; try again");
-        break;
-    default:
-        http_reply_error(c, 500, "internal", "%s", msg ? msg : "internal error");
-        break;
-    }
-}
-
-static void reply_unit_failure(struct http_ctx *c, const struct wp_unit *u)
-{
-    if (u->status == WP_CORRUPT)
-        http_reply_error(c, 500, "corrupt_bitmap", "%s", u->error);
-    else
-        reply_wp_failure(c, u->status, NULL);
-}
-
 /* {"key": …, "error": …} for a unit of a bulk request that did not commit. */
 static json_t *unit_error_json(const struct wp_unit *u)
 {
@@ -225,11 +201,11 @@ static void user_write_done(struct wpath *wp, enum wp_status st, const char *msg
     json_t *out;
 
     if (st != WP_OK) {
-        reply_wp_failure(c, st, msg);
+        http_reply_wp_failure(c, st, msg);
     } else if (u->status == WP_REJECTED) {
         http_reply_json(c, w->reject_status, json_incref(w->reject_body), -1);
     } else if (u->status != WP_OK) {
-        reply_unit_failure(c, u);
+        http_reply_unit_failure(c, u);
     } else {
         int64_t v = user_version(u);
         switch (w->op) {
@@ -318,19 +294,6 @@ static bool body_msg_ids_or_reply(struct http_ctx *c, const char *field, uint32_
     return true;
 }
 
-static bool body_bool_or_reply(struct http_ctx *c, const char *field, bool *out)
-{
-    json_t *v = json_object_get(c->body, field);
-    *out = false;
-    if (!v) return true;
-    if (!json_is_boolean(v)) {
-        http_reply_error(c, 400, "invalid_body", "'%s' must be true or false", field);
-        return false;
-    }
-    *out = json_is_true(v);
-    return true;
-}
-
 /* POST /v1/users/{user}/pushes {"messages": [ids]} */
 void inbox_push(struct http_ctx *c)
 {
@@ -355,8 +318,8 @@ void inbox_read(struct http_ctx *c)
     bool all, force;
 
     if (!http_param_user_or_reply(c, 0, &user) || !http_body_or_reply(c) ||
-        !http_body_fields_or_reply(c, fields) || !body_bool_or_reply(c, "all", &all) ||
-        !body_bool_or_reply(c, "force", &force))
+        !http_body_fields_or_reply(c, fields) || !http_body_bool_or_reply(c, "all", &all) ||
+        !http_body_bool_or_reply(c, "force", &force))
         return;
     if (all == (json_object_get(c->body, "messages") != NULL)) {
         http_reply_error(c, 400, "invalid_body", "send either \"messages\": [ids] or \"all\": true");
@@ -407,7 +370,7 @@ static void fanout_done(struct wpath *wp, enum wp_status st, const char *msg, vo
 
     if (st != WP_OK) {
         json_decref(failed);
-        reply_wp_failure(f->c, st, msg);
+        http_reply_wp_failure(f->c, st, msg);
     } else {
         for (size_t i = 0; i < n; i++) {
             if (units[i].status == WP_OK)
