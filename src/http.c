@@ -13,6 +13,7 @@
 #include "health.h"
 #include "inbox.h"
 /* domain headers: */
+#include "checkin.h"
 #include "log.h"
 #include "reqparse.h"
 
@@ -31,6 +32,9 @@ static const struct route routes[] = {
     {"GET", "/v1/users/{user}/periods", inbox_user_periods, "user_periods"},
     {"GET", "/v1/periods", inbox_periods_list, "periods"},
     {"PUT", "/v1/periods/{period}", inbox_period_put, "period_put"},
+    {"POST", "/v1/users/{user}/checkins", checkin_post, "checkin"},
+    {"GET", "/v1/users/{user}/checkins", checkin_get, "checkins"},
+    {"GET", "/v1/users/{user}/checkins/streak", checkin_streak, "checkin_streak"},
     /* check-ins (checkin.c): routes go above this line */
     /* notices (notice.c): routes go above this line */
     /* group receipts (receipt.c): routes go above this line */
