@@ -13,6 +13,7 @@
 #include "health.h"
 #include "inbox.h"
 /* domain headers: */
+#include "receipt.h"
 #include "checkin.h"
 #include "log.h"
 #include "reqparse.h"
@@ -37,6 +38,12 @@ static const struct route routes[] = {
     {"GET", "/v1/users/{user}/checkins/streak", checkin_streak, "checkin_streak"},
     /* check-ins (checkin.c): routes go above this line */
     /* notices (notice.c): routes go above this line */
+    {"POST", "/v1/groups/{group}/members", receipt_join, "group_join"},
+    {"GET", "/v1/groups/{group}/members/{user}", receipt_member, "group_member"},
+    {"DELETE", "/v1/groups/{group}/members/{user}", receipt_leave, "group_leave"},
+    {"POST", "/v1/groups/{group}/messages", receipt_send, "group_send"},
+    {"POST", "/v1/groups/{group}/messages/{msg}/reads", receipt_read, "group_read"},
+    {"GET", "/v1/groups/{group}/messages/{msg}/receipts", receipt_list, "group_receipts"},
     /* group receipts (receipt.c): routes go above this line */
     /* broadcasts, red dots, feed unread (unread.c): routes go above this line */
 };
