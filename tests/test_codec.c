@@ -1,6 +1,7 @@
-/* test_codec.c — unit tests for the codec: round trips after every kind of
- * mutation, hand-crafted invalid serializations (each rejected for the right
- * reason), randomized round trips and corruptions, CRC-32C and codec_keep_from. */
+/* test_codec.c — unit tests for the codec: round trips of both encodings (Roaring
+ * portable and dense) after every kind of mutation, the rule choosing between them,
+ * hand-crafted invalid inputs of both (each rejected for the right reason),
+ * randomized round trips and corruptions, CRC-32C and codec_keep_from. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,14 +48,10 @@ static uint8_t *exact_copy(const uint8_t *p, size_t n)
     return q;
 }
 
-/* Encodes, validates, decodes and compares; also checks that serialization is
- * deterministic (re-encoding the decoded bitmap gives the same bytes). */
-static void assert_round_trip(roaring_bitmap_t *bm)
+/* Validates and decodes buf (from an exactly sized copy) and checks it holds bm. */
+static void assert_decodes_to(const uint8_t *buf, size_t len, const roaring_bitmap_t *bm)
 {
-    uint8_t *buf, *buf2;
-    size_t len, len2;
     char err[128] = "";
-    assert_true(codec_encode(bm, &buf, &len));
     if (!codec_validate(buf, len, err, sizeof(err)))
         fail_msg("encoded bytes rejected: %s", err);
     uint8_t *copy = exact_copy(buf, len);
@@ -63,11 +60,101 @@ static void assert_round_trip(roaring_bitmap_t *bm)
         fail_msg("decode failed: %s", err);
     assert_true(roaring_bitmap_equals(bm, back));
     assert_int_equal(roaring_bitmap_get_cardinality(bm), roaring_bitmap_get_cardinality(back));
+    roaring_bitmap_free(back);
+    free(copy);
+}
+
+/* The dense size from the format's definition alone: tag, varint, raw bytes. */
+static size_t expected_dense_size(const roaring_bitmap_t *bm)
+{
+    if (roaring_bitmap_is_empty(bm))
+        return 2;
+    uint32_t first = roaring_bitmap_minimum(bm) / 8, last = roaring_bitmap_maximum(bm) / 8;
+    size_t varint = 1;
+    while (varint < 5 && first >= 1u << (7 * varint))
+        varint++;
+    return 1 + varint + (last - first) + 1;
+}
+
+struct raw_bits {
+    uint8_t *raw;
+    uint32_t base;
+};
+
+static bool set_raw_bit(uint32_t value, void *param)
+{
+    struct raw_bits *r = param;
+    uint32_t off = value - r->base;
+    r->raw[off / 8] |= (uint8_t)(1u << (off % 8));
+    return true;
+}
+
+/* A reference dense encoder written from the format description, independent of
+ * codec.c, or NULL when the encoding would be larger than REF_DENSE_CAP bytes. */
+enum { REF_DENSE_CAP = 1 << 22 };
+
+static uint8_t *ref_dense(const roaring_bitmap_t *bm, size_t *len_out)
+{
+    size_t len = expected_dense_size(bm);
+    if (len > REF_DENSE_CAP)
+        return NULL;
+    uint8_t *buf = calloc(len, 1);
+    assert_non_null(buf);
+    size_t pos = 0;
+    buf[pos++] = 0xB1;
+    uint32_t base8 = roaring_bitmap_is_empty(bm) ? 0 : roaring_bitmap_minimum(bm) / 8;
+    do {
+        buf[pos] = (uint8_t)(base8 & 0x7F);
+        base8 >>= 7;
+        if (base8)
+            buf[pos] |= 0x80;
+        pos++;
+    } while (base8);
+    struct raw_bits r = {buf + pos, 0};
+    if (!roaring_bitmap_is_empty(bm))
+        r.base = roaring_bitmap_minimum(bm) / 8 * 8;
+    roaring_iterate(bm, set_raw_bit, &r);
+    *len_out = len;
+    return buf;
+}
+
+/* Encodes, validates, decodes and compares; checks that serialization is
+ * deterministic (re-encoding the decoded bitmap gives the same bytes), that the
+ * smaller encoding was chosen (Roaring on a tie), byte for byte against the
+ * reference dense encoder, and that both encodings round trip whichever is chosen. */
+static void assert_round_trip(roaring_bitmap_t *bm)
+{
+    uint8_t *buf, *buf2, *rbuf;
+    size_t len, len2, rlen, dlen = 0;
+    char err[128] = "";
+    assert_true(codec_encode(bm, &buf, &len));
+    assert_decodes_to(buf, len, bm);
+    assert_int_equal(codec_encoded_size(bm), len);
+    roaring_bitmap_t *back = codec_decode(buf, len, err, sizeof(err));
+    assert_non_null(back);
     assert_true(codec_encode(back, &buf2, &len2));
     assert_int_equal(len, len2);
     assert_memory_equal(buf, buf2, len);
     roaring_bitmap_free(back);
-    free(copy);
+
+    assert_true(codec_encode_roaring(bm, &rbuf, &rlen));
+    assert_string_equal(codec_encoding_name(rbuf, rlen), "roaring");
+    assert_decodes_to(rbuf, rlen, bm);
+    uint8_t *dense = ref_dense(bm, &dlen);
+    if (dense)
+        assert_decodes_to(dense, dlen, bm);
+    if (expected_dense_size(bm) < rlen) {
+        assert_string_equal(codec_encoding_name(buf, len), "dense");
+        assert_non_null(dense); /* smaller than a portable serialization we hold */
+        assert_int_equal(len, dlen);
+        assert_memory_equal(buf, dense, len);
+    } else {
+        assert_string_equal(codec_encoding_name(buf, len), "roaring");
+        assert_int_equal(len, rlen);
+        assert_memory_equal(buf, rbuf, len);
+    }
+    free(dense);
+    free(rbuf);
     free(buf);
     free(buf2);
 }
@@ -83,11 +170,39 @@ static uint32_t encoded_cookie(roaring_bitmap_t *bm, size_t *len_out)
     uint8_t *buf;
     size_t len;
     assert_true(codec_encode(bm, &buf, &len));
+    assert_true(len >= 4);
     uint32_t cookie = le32_at(buf);
     free(buf);
     if (len_out)
         *len_out = len;
     return cookie;
+}
+
+/* Cookie of the portable serialization of bm, whichever encoding codec_encode picks. */
+static uint32_t roaring_cookie(roaring_bitmap_t *bm, size_t *len_out)
+{
+    uint8_t *buf;
+    size_t len;
+    assert_true(codec_encode_roaring(bm, &buf, &len));
+    uint32_t cookie = le32_at(buf);
+    free(buf);
+    if (len_out)
+        *len_out = len;
+    return cookie;
+}
+
+/* Name of the encoding codec_encode picks for bm, and its length. */
+static const char *encoded_name(roaring_bitmap_t *bm, size_t *len_out)
+{
+    uint8_t *buf;
+    size_t len;
+    assert_true(codec_encode(bm, &buf, &len));
+    const char *name = codec_encoding_name(buf, len);
+    assert_non_null(name);
+    free(buf);
+    if (len_out)
+        *len_out = len;
+    return name;
 }
 
 /* ---- crafting serializations by hand --------------------------------------- */
@@ -244,8 +359,14 @@ static void test_round_trip_empty(void **state)
     uint8_t *buf;
     size_t len;
     assert_true(codec_encode(bm, &buf, &len));
-    assert_int_equal(len, 8); /* cookie 12346 + count 0 */
+    assert_int_equal(len, 2); /* dense: tag, base 0, no raw byte */
+    assert_memory_equal(buf, "\xB1\x00", 2);
+    free(buf);
+    assert_int_equal(codec_encoded_size(bm), 2);
+    assert_true(codec_encode_roaring(bm, &buf, &len));
+    assert_int_equal(len, 8); /* cookie 12346 + count 0: still read */
     assert_int_equal(le32_at(buf), 12346);
+    assert_decodes_to(buf, len, bm);
     free(buf);
     assert_round_trip(bm);
     /* Empty input is not an empty bitmap. */
@@ -285,7 +406,8 @@ static void test_round_trip_sparse_array(void **state)
     roaring_bitmap_free(bm);
 }
 
-/* Dense but irregular values one by one: bitset containers (not runs). */
+/* Dense but irregular values one by one: bitset containers (not runs). Two
+ * adjacent keys are smaller as raw bits; two far apart stay Roaring. */
 static void test_round_trip_bitset(void **state)
 {
     (void)state;
@@ -293,11 +415,18 @@ static void test_round_trip_bitset(void **state)
     for (uint32_t v = 3 * 65536; v < 5 * 65536; v++)
         if (v % 3 != 0)
             roaring_bitmap_add(bm, v);
-    size_t len;
-    assert_int_equal(encoded_cookie(bm, &len), 12346);
-    assert_true(len > 2 * 8192);
+    size_t len, rlen;
+    assert_int_equal(roaring_cookie(bm, &rlen), 12346);
+    assert_int_equal(rlen, 8 + 2 * 8 + 2 * 8192);
+    assert_string_equal(encoded_name(bm, &len), "dense");
+    assert_int_equal(len, 1 + 3 + 2 * 8192); /* base / 8 = 24576 takes 3 bytes */
     assert_round_trip(bm);
     roaring_bitmap_remove(bm, 3 * 65536 + 1);
+    assert_round_trip(bm);
+    for (uint32_t v = 500 * 65536; v < 501 * 65536; v += 2)
+        roaring_bitmap_add(bm, v);
+    assert_int_equal(encoded_cookie(bm, &len), 12346);
+    assert_int_equal(len, 8 + 3 * 8 + 3 * 8192);
     assert_round_trip(bm);
     roaring_bitmap_free(bm);
 }
@@ -693,12 +822,265 @@ static void test_crafted_134_bytes(void **state)
     free(b2.p);
 }
 
+/* ---- the dense encoding: choice and exact bytes ----------------------------------- */
+
+/* Encodes bm, checks the chosen encoding and its exact length, and round trips. */
+static void assert_encoded(roaring_bitmap_t *bm, const char *name, size_t len)
+{
+    size_t got;
+    assert_string_equal(encoded_name(bm, &got), name);
+    assert_int_equal(got, len);
+    assert_int_equal(codec_encoded_size(bm), len);
+    assert_round_trip(bm);
+}
+
+/* Members of one day-numbered year of check-ins, from day `first`. */
+static roaring_bitmap_t *checkins(uint32_t first, uint32_t days, uint32_t every)
+{
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    for (uint32_t d = 0; d < days; d += every)
+        roaring_bitmap_add(bm, first + d);
+    return bm;
+}
+
+static void test_choice_rule(void **state)
+{
+    (void)state;
+    size_t rlen;
+    /* A year of every other day from day 20000: 183 members, 365 bits. Dense is
+     * 1 tag + 2 varint (2500) + 46 raw bytes; Roaring an 8 + 8 byte header and
+     * 2 bytes per member. The raw bytes are 0x55 but the last (days 360..364). */
+    roaring_bitmap_t *bm = checkins(20000, 365, 2);
+    assert_int_equal(roaring_cookie(bm, &rlen), 12346);
+    assert_int_equal(rlen, 16 + 2 * 183);
+    assert_encoded(bm, "dense", 1 + 2 + 46);
+    uint8_t *buf;
+    size_t len;
+    assert_true(codec_encode(bm, &buf, &len));
+    assert_memory_equal(buf, "\xB1\xC4\x13\x55\x55", 5);
+    assert_int_equal(buf[len - 1], 0x15);
+    free(buf);
+    roaring_bitmap_free(bm);
+
+    /* 50% random check-ins with the first and last day present: the same size. */
+    rng_seed(365);
+    bm = checkins(20000, 1, 1);
+    for (uint32_t d = 1; d < 364; d++)
+        if (rng_below(2))
+            roaring_bitmap_add(bm, 20000 + d);
+    roaring_bitmap_add(bm, 20000 + 364);
+    assert_encoded(bm, "dense", 1 + 2 + 46);
+    roaring_bitmap_free(bm);
+
+    /* 30 consecutive days: one run (15 bytes as Roaring) or 4 raw bytes. */
+    bm = checkins(20000, 30, 1);
+    assert_int_equal(roaring_cookie(bm, &rlen) & 0xFFFF, 12347);
+    assert_int_equal(rlen, 15);
+    assert_encoded(bm, "dense", 1 + 2 + 4);
+    roaring_bitmap_free(bm);
+
+    /* A 200-member group receipt: read bit 2i and quit bit 2i + 1 per member. */
+    bm = roaring_bitmap_create();
+    for (uint32_t m = 0; m < 200; m++) {
+        roaring_bitmap_add(bm, 2 * m);
+        if (m % 7 == 6)
+            roaring_bitmap_add(bm, 2 * m + 1);
+    }
+    assert_encoded(bm, "dense", 1 + 1 + 50);
+    roaring_bitmap_free(bm);
+
+    /* 1825 ids spread over 10,000,000: sparse, stays Roaring. */
+    bm = roaring_bitmap_create();
+    for (uint32_t i = 0; i < 1825; i++)
+        roaring_bitmap_add(bm, i * 5479 + 11);
+    assert_int_equal(roaring_cookie(bm, &rlen), 12346);
+    assert_encoded(bm, "roaring", rlen);
+    roaring_bitmap_free(bm);
+
+    /* The empty bitmap is B1 00; a long run stays Roaring. */
+    bm = roaring_bitmap_create();
+    assert_encoded(bm, "dense", 2);
+    for (uint32_t v = 100000; v < 400000; v++)
+        roaring_bitmap_add(bm, v);
+    assert_int_equal(encoded_cookie(bm, &len) & 0xFFFF, 12347);
+    assert_encoded(bm, "roaring", len);
+    roaring_bitmap_free(bm);
+}
+
+/* Three values in one array container take 8 + 8 + 6 = 22 bytes as Roaring; as
+ * dense 2 + the bytes from 0 to the last value: a tie at 20 raw bytes keeps Roaring. */
+static void test_choice_tie(void **state)
+{
+    (void)state;
+    const uint32_t last[] = {151, 159, 167};
+    const char *want[] = {"dense", "roaring", "roaring"};
+    const size_t want_len[] = {21, 22, 22};
+    for (size_t i = 0; i < ARRAY_LEN(last); i++) {
+        const uint32_t vals[] = {0, 80, last[i]};
+        roaring_bitmap_t *bm = roaring_bitmap_of_ptr(3, vals);
+        assert_encoded(bm, want[i], want_len[i]);
+        roaring_bitmap_free(bm);
+    }
+}
+
+/* One member at each varint length boundary: exact bytes. */
+static void test_dense_varint(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t value;
+        size_t len;
+        const char *bytes;
+    } cases[] = {
+        {0, 3, "\xB1\x00\x01"},
+        {1023, 3, "\xB1\x7F\x80"},
+        {1024, 4, "\xB1\x80\x01\x01"},
+        {131071, 4, "\xB1\xFF\x7F\x80"},
+        {131072, 5, "\xB1\x80\x80\x01\x01"},
+        {16777216, 6, "\xB1\x80\x80\x80\x01\x01"},
+        {2147483648u, 7, "\xB1\x80\x80\x80\x80\x01\x01"},
+        {4294967295u, 7, "\xB1\xFF\xFF\xFF\xFF\x01\x80"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        roaring_bitmap_t *bm = roaring_bitmap_of_ptr(1, &cases[i].value);
+        uint8_t *buf;
+        size_t len;
+        assert_true(codec_encode(bm, &buf, &len));
+        assert_int_equal(len, cases[i].len);
+        assert_memory_equal(buf, cases[i].bytes, len);
+        free(buf);
+        assert_round_trip(bm);
+        roaring_bitmap_free(bm);
+    }
+}
+
+static void test_encoding_name(void **state)
+{
+    (void)state;
+    assert_string_equal(codec_encoding_name((const uint8_t *)"\xB1\x00", 2), "dense");
+    assert_string_equal(codec_encoding_name((const uint8_t *)"\xB1", 1), "dense");
+    assert_string_equal(codec_encoding_name((const uint8_t *)"\x3A\x30\0\0\0\0\0\0", 8), "roaring");
+    assert_string_equal(codec_encoding_name((const uint8_t *)"\x3B\x30\0\0", 4), "roaring");
+    assert_null(codec_encoding_name((const uint8_t *)"\x3A\x31", 2));
+    assert_null(codec_encoding_name((const uint8_t *)"\x3A", 1));
+    assert_null(codec_encoding_name((const uint8_t *)"\xB0\x00", 2));
+    assert_null(codec_encoding_name(NULL, 0));
+}
+
+/* ---- the dense encoding: each kind of damage ----------------------------------------- */
+
+static void test_dense_malformed(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *why;
+    } cases[] = {
+        {"\xB0\x00\x01", 3, "bad cookie: first byte 0xb0"},
+        {"\xB2", 1, "bad cookie: first byte 0xb2"},
+        {"\x00\x00\x00\x00", 4, "bad cookie: first byte 0x00"},
+        {"\xB1", 1, "dense: truncated base varint"},
+        {"\xB1\x80", 2, "dense: truncated base varint"},
+        {"\xB1\xFF\xFF\xFF\xFF", 5, "dense: truncated base varint"},
+        {"\xB1\x80\x00\x01", 4, "dense: non-minimal base varint (2 bytes)"},
+        {"\xB1\x81\x80\x00\x01", 5, "dense: non-minimal base varint (3 bytes)"},
+        {"\xB1\x80\x80\x80\x80\x00", 6, "dense: non-minimal base varint (5 bytes)"},
+        {"\xB1\x80\x80\x80\x80\x80\x01", 7, "dense: base varint longer than 5 bytes"},
+        {"\xB1\x80\x80\x80\x80\x02\x01", 7, "dense: base 4294967296 past 2^32"},
+        {"\xB1\xFF\xFF\xFF\xFF\x7F\x01", 7, "past 2^32"},
+        {"\xB1\x01", 2, "dense: no raw bytes but base 8 (empty is B1 00)"},
+        {"\xB1\x00\x00", 3, "dense: first raw byte is zero"},
+        {"\xB1\x00\x00\x01", 4, "dense: first raw byte is zero"},
+        {"\xB1\x05\x01\x00", 4, "dense: last raw byte is zero"},
+        {"\xB1\x00\x01\x00\x00", 5, "dense: last raw byte is zero"},
+        /* base 2^32 - 8 and two raw bytes: bits up to 2^32 + 7 */
+        {"\xB1\xFF\xFF\xFF\xFF\x01\x01\x01", 8, "dense: 2 raw bytes from base 4294967288 pass 2^32"},
+        {"\xB1\xFE\xFF\xFF\xFF\x01\x01\x00\x01", 9, "dense: 3 raw bytes from base 4294967280 pass 2^32"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++)
+        assert_rejected((const uint8_t *)cases[i].bytes, cases[i].len, cases[i].why);
+
+    /* Trailing bytes cannot be told from raw bytes, except past 2^32: a bitmap that
+     * ends at 2^32 - 1 followed by any byte is rejected. */
+    const uint32_t top[] = {4294967200u, 4294967295u};
+    roaring_bitmap_t *bm = roaring_bitmap_of_ptr(2, top);
+    uint8_t *buf;
+    size_t len;
+    assert_true(codec_encode(bm, &buf, &len));
+    assert_string_equal(codec_encoding_name(buf, len), "dense");
+    uint8_t *longer = malloc(len + 1);
+    assert_non_null(longer);
+    memcpy(longer, buf, len);
+    longer[len] = 0x01;
+    assert_rejected(longer, len + 1, "pass 2^32");
+    free(longer);
+    /* Each shorter prefix is either rejected or a different, valid bitmap. */
+    for (size_t n = 0; n < len; n++) {
+        char err[128];
+        uint8_t *copy = exact_copy(buf, n);
+        roaring_bitmap_t *back = codec_decode(copy, n, err, sizeof(err));
+        if (back) {
+            assert_false(roaring_bitmap_equals(back, bm));
+            roaring_bitmap_free(back);
+        }
+        free(copy);
+    }
+    free(buf);
+    roaring_bitmap_free(bm);
+}
+
+/* ---- the dense encoding: large inputs ---------------------------------------------------- */
+
+/* 3 MiB of random raw bytes from a base that is not a multiple of 65536: decoding
+ * crosses group and key boundaries inside bytes' spans, and must match the
+ * members added one by one. */
+static void test_dense_decode_large(void **state)
+{
+    (void)state;
+    const size_t nraw = 3u << 20;
+    const uint32_t base = 5 * 65536 + 8 * 1001;
+    uint8_t *buf = malloc(4 + nraw);
+    assert_non_null(buf);
+    size_t pos = 0;
+    buf[pos++] = 0xB1;
+    buf[pos++] = (uint8_t)(0x80 | ((base / 8) & 0x7F));
+    buf[pos++] = (uint8_t)(0x80 | ((base / 8) >> 7 & 0x7F));
+    buf[pos++] = (uint8_t)((base / 8) >> 14);
+    rng_seed(8);
+    roaring_bitmap_t *want = roaring_bitmap_create();
+    for (size_t j = 0; j < nraw; j++) {
+        /* sparse stretches (array containers), dense ones (bitsets) and empty keys */
+        uint32_t zone = (uint32_t)(j / 20000) % 3;
+        uint8_t b = 0;
+        if (zone == 0)
+            b = (uint8_t)rng32();
+        else if (zone == 1 && rng_below(64) == 0)
+            b = (uint8_t)(1u << rng_below(8));
+        if (j == 0 || j == nraw - 1)
+            b = 0x81;
+        buf[pos + j] = b;
+        for (unsigned i = 0; i < 8; i++)
+            if (b >> i & 1)
+                roaring_bitmap_add(want, base + 8 * (uint32_t)j + i);
+    }
+    assert_decodes_to(buf, pos + nraw, want);
+    free(buf);
+    roaring_bitmap_free(want);
+}
+
 /* ---- randomized ----------------------------------------------------------------- */
 
 /* Values cluster in a few keys (so containers change kind) plus the extremes. */
+/* When narrow_span is set, every random value falls in [narrow_base, narrow_base +
+ * narrow_span), so that the dense encoding is often the smaller one. */
+static uint32_t narrow_base, narrow_span;
+
 static uint32_t random_value(void)
 {
     static const uint32_t keys[] = {0, 1, 2, 5, 100, 65534, 65535};
+    if (narrow_span)
+        return narrow_base + rng_below(narrow_span);
     if (rng_below(10) == 0)
         return rng32();
     return keys[rng_below(ARRAY_LEN(keys))] << 16 | rng_below(65536);
@@ -767,12 +1149,10 @@ static roaring_bitmap_t *random_bitmap(void)
     return bm;
 }
 
-static void test_random_round_trips(void **state)
+static void random_round_trips(int iterations)
 {
-    (void)state;
-    rng_seed(20240601);
     roaring_bitmap_t *bm = roaring_bitmap_create();
-    for (int iter = 0; iter < 400; iter++) {
+    for (int iter = 0; iter < iterations; iter++) {
         mutate(bm);
         if (roaring_bitmap_get_cardinality(bm) > 2000000)
             roaring_bitmap_clear(bm); /* keep the test fast */
@@ -783,6 +1163,39 @@ static void test_random_round_trips(void **state)
         roaring_bitmap_free(before);
     }
     roaring_bitmap_free(bm);
+}
+
+static void test_random_round_trips(void **state)
+{
+    (void)state;
+    rng_seed(20240601);
+    random_round_trips(400);
+}
+
+/* The same mutations inside windows of 131072 values: both encodings get
+ * chosen, at the bottom of the range (base 0, one-byte varint) and near 2^32. */
+static void test_random_round_trips_narrow(void **state)
+{
+    (void)state;
+    const uint32_t bases[] = {0, 20000, 3 * 65536 + 8, 4294967295u - (1u << 17) - 200000};
+    int dense = 0, total = 0;
+    rng_seed(314159);
+    for (size_t b = 0; b < ARRAY_LEN(bases); b++) {
+        narrow_base = bases[b];
+        narrow_span = 1u << 17;
+        roaring_bitmap_t *bm = roaring_bitmap_create();
+        for (int iter = 0; iter < 100; iter++) {
+            mutate(bm);
+            size_t len;
+            dense += strcmp(encoded_name(bm, &len), "dense") == 0;
+            total++;
+            assert_round_trip(bm);
+        }
+        roaring_bitmap_free(bm);
+    }
+    narrow_span = 0;
+    print_message("narrow round trips: %d of %d dense\n", dense, total);
+    assert_true(dense > total / 10 && dense < total); /* both, often */
 }
 
 static bool count_value(uint32_t value, void *param)
@@ -845,6 +1258,35 @@ static void test_random_corruptions(void **state)
      * matches, so most corruptions must be rejected. */
     print_message("corruptions: %d of %d accepted as valid\n", accepted, total);
     assert_true(accepted < total);
+}
+
+/* Most flips of dense raw bits make another valid bitmap; what matters is that
+ * every accepted input decodes to a bitmap CRoaring can use and re-encode. */
+static void test_random_corruptions_dense(void **state)
+{
+    (void)state;
+    rng_seed(271828);
+    narrow_base = 65536 * 7 + 24;
+    narrow_span = 1u << 18;
+    for (int iter = 0; iter < 40; iter++) {
+        roaring_bitmap_t *bm = random_bitmap();
+        mutate(bm);
+        uint8_t *buf;
+        size_t len;
+        assert_true(codec_encode(bm, &buf, &len));
+        for (int c = 0; c < 60; c++) {
+            size_t at = rng_below(2) ? rng_below((uint32_t)(len < 8 ? len : 8))
+                                     : rng_below(3) ? len - 1 - rng_below((uint32_t)(len < 8 ? len : 8))
+                                                    : rng_below((uint32_t)len);
+            uint8_t old = buf[at];
+            buf[at] = (uint8_t)(old ^ (1 + rng_below(255)));
+            check_corrupted(buf, len);
+            buf[at] = old;
+        }
+        free(buf);
+        roaring_bitmap_free(bm);
+    }
+    narrow_span = 0;
 }
 
 /* ---- codec_keep_from ------------------------------------------------------------ */
@@ -934,8 +1376,16 @@ int main(void)
         cmocka_unit_test(test_nonzero_run_flag_padding),
         cmocka_unit_test(test_container_count_and_huge_sizes),
         cmocka_unit_test(test_crafted_134_bytes),
+        cmocka_unit_test(test_choice_rule),
+        cmocka_unit_test(test_choice_tie),
+        cmocka_unit_test(test_dense_varint),
+        cmocka_unit_test(test_encoding_name),
+        cmocka_unit_test(test_dense_malformed),
+        cmocka_unit_test(test_dense_decode_large),
         cmocka_unit_test(test_random_round_trips),
+        cmocka_unit_test(test_random_round_trips_narrow),
         cmocka_unit_test(test_random_corruptions),
+        cmocka_unit_test(test_random_corruptions_dense),
         cmocka_unit_test(test_keep_from),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
