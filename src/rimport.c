@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bitval.h"
+#include "codec.h"
 #include "db.h"
 #include "store.h"
 #include "wpath.h"
@@ -49,7 +50,7 @@ struct imp_item {
     size_t keylen;
     roaring_bitmap_t *bm; /* the value's bits, run-optimized; owned */
     uint64_t len;         /* the value's length in bytes (Redis STRLEN) */
-    uint64_t stored;      /* bytes of its portable serialization */
+    uint64_t stored;      /* bytes of its stored encoding */
 };
 
 struct imp_stats {
@@ -402,9 +403,8 @@ static bool imp_take_value(struct imp *im, struct imp_item *it, const redisReply
         imp_fail(im, it->key, it->keylen, "out of memory");
         return false;
     }
-    roaring_bitmap_run_optimize(it->bm); /* as codec_encode() stores it */
     it->len = r->len;
-    it->stored = roaring_bitmap_portable_size_in_bytes(it->bm);
+    it->stored = codec_encoded_size(it->bm); /* run-optimizes it, as codec_encode() will */
     return true;
 }
 
