@@ -1,18 +1,26 @@
--- 010_codec: reads the CRoaring portable format in plain SQL and PL/pgSQL, so that
+-- 010_codec: reads the stored bitmap encodings in plain SQL and PL/pgSQL, so that
 -- operators and views can look inside bitmapd.bitmaps.bits from psql with no
 -- extension installed. Re-applied idempotently (CREATE OR REPLACE only).
 --
--- Format (RoaringFormatSpec, little endian): cookie 12346 + uint32 container count,
--- or cookie 12347 with (count - 1) in the high 16 bits + a run-flag bitset; then per
--- container (uint16 key, uint16 cardinality - 1); then a uint32 offset per container
--- unless the cookie is 12347 and there are fewer than 4 containers; then payloads:
--- array = cardinality x uint16, bitset = 8192 bytes (cardinality > 4096, not run),
--- run = uint16 nruns + nruns x (uint16 start, uint16 length - 1).
+-- Two encodings, told apart by the first byte (bitmapd.encoding(bits) names it):
 --
--- These functions check the structure (cookie, count, lengths, offsets, no trailing
--- bytes) and raise SQLSTATE 22P03 otherwise. The contents of the containers (sorted
--- arrays, bitset popcounts, ...) are checked by the service's C validator before any
--- row is written, and are not re-checked here.
+-- roaring, the CRoaring portable format (RoaringFormatSpec, little endian): cookie
+-- 12346 + uint32 container count, or cookie 12347 with (count - 1) in the high 16
+-- bits + a run-flag bitset; then per container (uint16 key, uint16 cardinality - 1);
+-- then a uint32 offset per container unless the cookie is 12347 and there are fewer
+-- than 4 containers; then payloads: array = cardinality x uint16, bitset = 8192 bytes
+-- (cardinality > 4096, not run), run = uint16 nruns + nruns x (uint16 start, uint16
+-- length - 1).
+--
+-- dense, written by the service when it is smaller: byte 0xB1, base / 8 as a minimal
+-- unsigned LEB128 varint (<= 5 bytes, < 2^29), then raw bytes: bit i (LSB first) of
+-- byte j set <=> member base + 8j + i. The first and last raw bytes are non-zero and
+-- base + 8 * nbytes <= 2^32; the empty bitmap is B1 00.
+--
+-- These functions check the structure (roaring: cookie, count, lengths, offsets, no
+-- trailing bytes; dense: every rule above) and raise SQLSTATE 22P03 otherwise. The
+-- contents of Roaring containers (sorted arrays, bitset popcounts, ...) are checked by
+-- the service's C validator before any row is written, and are not re-checked here.
 -- Helpers whose names start with "_" are internal; their signatures may change.
 --
 -- Public functions first make one plain copy of their argument: a stored bitmap
@@ -20,7 +28,8 @@
 -- decompress the whole value again. Functions that run queries on the bitmap force
 -- generic plans: a custom plan folds the (possibly megabyte-sized) bytea parameter
 -- into a constant, copying it on every call. Without these two measures members()
--- of a 65536-container bitmap took minutes instead of under two seconds.
+-- of a 65536-container bitmap took minutes instead of under two seconds. The dense
+-- helpers receive the public function's copy and follow the same rule.
 
 -- ---- byte access -----------------------------------------------------------------
 
@@ -166,6 +175,8 @@ END $$;
 -- Every container, in key order, after checking that the containers tile the value
 -- exactly: offsets (when present) where the containers are, nothing truncated, no
 -- trailing bytes. Also useful on its own: SELECT * FROM bitmapd.containers(bits).
+-- A dense value has no containers; it is shown as one row of kind 'd' per 16-bit
+-- key with members, pointing at that key's raw bytes (see _dense_containers below).
 CREATE OR REPLACE FUNCTION bitmapd.containers(bits bytea)
 RETURNS TABLE (idx integer, key integer, cardinality integer, kind text,
                byte_offset integer, byte_size integer)
@@ -177,6 +188,11 @@ DECLARE
     pos integer;
 BEGIN
     bits := bits || ''::bytea;  -- detoast once (see the note at the top)
+    IF bitmapd._is_dense(bits) THEN
+        SELECT * INTO h FROM bitmapd._dense_header(bits);
+        RETURN QUERY SELECT * FROM bitmapd._dense_containers(bits, h);
+        RETURN;
+    END IF;
     SELECT * INTO h FROM bitmapd._header(bits);
     pos := h.body_at;
     FOR k IN 0 .. h.n_containers - 1 LOOP
@@ -325,6 +341,144 @@ BEGIN
     RETURN NULL;
 END $$;
 
+-- ---- the dense encoding ------------------------------------------------------------
+
+-- True when bits are in the dense encoding (first byte 0xB1). Written as two
+-- statements because SQL does not promise to evaluate AND's operands in order,
+-- and get_byte raises on an empty value.
+CREATE OR REPLACE FUNCTION bitmapd._is_dense(bits bytea) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+BEGIN
+    IF length(bits) = 0 THEN
+        RETURN false;
+    END IF;
+    RETURN get_byte(bits, 0) = 177;
+END $$;
+
+-- Where the raw bytes of a dense value start (raw_at), how many there are (nraw),
+-- and the member that bit 0 of the first one stands for (base), after checking
+-- every canonical rule the C validator checks: a minimal varint of at most 5 bytes
+-- below 2^29, B1 00 for the empty bitmap, non-zero first and last raw bytes, and
+-- nothing past 2^32 - 1. O(1): the raw bytes themselves are not read.
+CREATE OR REPLACE FUNCTION bitmapd._dense_header(bits bytea,
+    OUT base bigint, OUT raw_at integer, OUT nraw integer)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+    b integer;
+    v bigint := 0;
+    i integer := 0;
+BEGIN
+    LOOP
+        IF i = 5 THEN
+            PERFORM bitmapd._malformed('dense: base varint longer than 5 bytes');
+        END IF;
+        PERFORM bitmapd._need(bits, 2 + i, 'dense base varint');
+        b := get_byte(bits, 1 + i);
+        v := v | ((b & 127)::bigint << (7 * i));
+        i := i + 1;
+        EXIT WHEN b < 128;
+    END LOOP;
+    IF i > 1 AND b = 0 THEN
+        PERFORM bitmapd._malformed(format('dense: non-minimal base varint (%s bytes)', i));
+    END IF;
+    IF v >= 536870912 THEN
+        PERFORM bitmapd._malformed(format('dense: base %s past 2^32', v * 8));
+    END IF;
+    base := v * 8;
+    raw_at := 1 + i;
+    nraw := length(bits) - raw_at;
+    IF nraw = 0 THEN
+        IF base <> 0 THEN
+            PERFORM bitmapd._malformed(format('dense: no raw bytes but base %s (empty is B1 00)', base));
+        END IF;
+        RETURN;
+    END IF;
+    IF get_byte(bits, raw_at) = 0 THEN
+        PERFORM bitmapd._malformed('dense: first raw byte is zero');
+    END IF;
+    IF get_byte(bits, raw_at + nraw - 1) = 0 THEN
+        PERFORM bitmapd._malformed('dense: last raw byte is zero');
+    END IF;
+    IF base + 8::bigint * nraw > 4294967296 THEN
+        PERFORM bitmapd._malformed(format('dense: %s raw bytes from base %s pass 2^32', nraw, base));
+    END IF;
+END $$;
+
+-- Number of members x of a dense value with lo <= x < hi, for base <= lo < hi <=
+-- base + 8 * nraw. Whole bytes are counted by bit_count on one substring (C speed);
+-- only the at most 7 + 7 bits at the two ends are looked at one by one (get_bit
+-- numbers bits LSB first within each byte, as the encoding does).
+CREATE OR REPLACE FUNCTION bitmapd._dense_count(bits bytea, h record, lo bigint, hi bigint)
+RETURNS bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    first_byte bigint := (lo - h.base + 7) / 8;  -- first raw byte wholly inside [lo, hi)
+    past_byte bigint := (hi - h.base) / 8;       -- first raw byte past it
+    n bigint := 0;
+BEGIN
+    IF first_byte < past_byte THEN
+        n := bit_count(substring(bits from h.raw_at + first_byte::integer + 1
+                                      for (past_byte - first_byte)::integer));
+    ELSE
+        first_byte := past_byte;  -- no whole byte inside: only single bits below
+    END IF;
+    SELECT n + count(*) INTO n
+    FROM (SELECT generate_series(lo, least(hi, h.base + 8 * first_byte) - 1)
+          UNION ALL
+          SELECT generate_series(greatest(h.base + 8 * past_byte, lo), hi - 1)) AS e(v)
+    WHERE get_bit(bits, 8::bigint * h.raw_at + (v - h.base)) = 1;
+    RETURN n;
+END $$;
+
+-- The dense value as containers would hold it: one row per 16-bit key with members,
+-- kind 'd', pointing at the raw bytes of that key. Same columns as for Roaring.
+CREATE OR REPLACE FUNCTION bitmapd._dense_containers(bits bytea, h record)
+RETURNS TABLE (idx integer, key integer, cardinality integer, kind text,
+               byte_offset integer, byte_size integer)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    lo bigint;
+    hi bigint;
+BEGIN
+    idx := 0;
+    kind := 'd';
+    IF h.nraw = 0 THEN
+        RETURN;
+    END IF;
+    FOR k IN (h.base >> 16)::integer .. ((h.base + 8::bigint * h.nraw - 1) >> 16)::integer LOOP
+        lo := greatest(k::bigint << 16, h.base);
+        hi := least((k::bigint + 1) << 16, h.base + 8::bigint * h.nraw);
+        key := k;
+        byte_offset := h.raw_at + ((lo - h.base) / 8)::integer;
+        byte_size := ((hi - lo) / 8)::integer;
+        cardinality := bit_count(substring(bits from byte_offset + 1 for byte_size));
+        CONTINUE WHEN cardinality = 0;
+        RETURN NEXT;
+        idx := idx + 1;
+    END LOOP;
+END $$;
+
+-- Every member of a dense value, ascending. Zero bytes are skipped before their bits
+-- are looked at. The inner generate_series depends on the outer row, so it can only
+-- be the inner side of a nested loop, which keeps the outer (ascending) order.
+CREATE OR REPLACE FUNCTION bitmapd._dense_members(bits bytea, h record)
+RETURNS SETOF bigint
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+BEGIN
+    RETURN QUERY
+        SELECT h.base + v
+        FROM generate_series(0, h.nraw - 1) AS i,
+             LATERAL generate_series(8::bigint * i, 8::bigint * i + 7) AS v
+        WHERE get_byte(bits, h.raw_at + i) <> 0
+          AND get_bit(bits, 8::bigint * h.raw_at + v) = 1;
+END $$;
+
 -- ---- public functions ----------------------------------------------------------------
 
 -- Every member, in ascending order.
@@ -334,8 +488,14 @@ SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     c record;
+    h record;
 BEGIN
     bits := bits || ''::bytea;  -- detoast once (see the note at the top)
+    IF bitmapd._is_dense(bits) THEN
+        SELECT * INTO h FROM bitmapd._dense_header(bits);
+        RETURN QUERY SELECT * FROM bitmapd._dense_members(bits, h);
+        RETURN;
+    END IF;
     -- containers() checks the whole layout before the first member is returned
     FOR c IN SELECT * FROM bitmapd.containers(bits) LOOP
         RETURN QUERY SELECT * FROM bitmapd._container_members(bits, c.byte_offset, c.kind,
@@ -344,10 +504,10 @@ BEGIN
 END $$;
 
 COMMENT ON FUNCTION bitmapd.containers(bytea) IS
-  'Layout of a portable-format Roaring bitmap, one row per container; raises 22P03 on malformed input';
+  'Layout of a stored bitmap, one row per container (Roaring) or per 16-bit key of raw bits (dense, kind d); raises 22P03 on malformed input';
 
 COMMENT ON FUNCTION bitmapd.members(bytea) IS
-  'Members of a portable-format Roaring bitmap, ascending; raises 22P03 on malformed input';
+  'Members of a stored bitmap (Roaring or dense), ascending; raises 22P03 on malformed input';
 
 -- First container index whose key is >= key (binary search over the sorted keys).
 CREATE OR REPLACE FUNCTION bitmapd._first_key_at_least(bits bytea, h record, key integer)
@@ -386,6 +546,12 @@ DECLARE
     kind text;
 BEGIN
     bits := bits || ''::bytea;  -- detoast once (see the note at the top)
+    IF bitmapd._is_dense(bits) THEN
+        SELECT * INTO h FROM bitmapd._dense_header(bits);
+        lo := greatest(lo, h.base);
+        hi := least(hi, h.base + 8::bigint * h.nraw);
+        RETURN CASE WHEN lo < hi THEN bitmapd._dense_count(bits, h, lo, hi) ELSE 0 END;
+    END IF;
     SELECT * INTO h FROM bitmapd._header(bits);
     PERFORM bitmapd._last_position(bits, h);  -- not truncated, nothing trailing
     lo := greatest(lo, 0);
@@ -414,7 +580,7 @@ BEGIN
 END $$;
 
 COMMENT ON FUNCTION bitmapd.count_range(bytea, bigint, bigint) IS
-  'Number of members in [lo, hi) of a portable-format Roaring bitmap, decoding only boundary containers';
+  'Number of members in [lo, hi) of a stored bitmap (Roaring: decoding only boundary containers; dense: bit_count of the range)';
 
 -- Largest member, or NULL for the empty bitmap. Only the last container is decoded.
 CREATE OR REPLACE FUNCTION bitmapd.max_member(bits bytea) RETURNS bigint
@@ -428,6 +594,16 @@ DECLARE
     pos integer;
 BEGIN
     bits := bits || ''::bytea;  -- detoast once (see the note at the top)
+    IF bitmapd._is_dense(bits) THEN
+        -- the last raw byte is never zero, so its highest set bit is the maximum
+        SELECT * INTO h FROM bitmapd._dense_header(bits);
+        IF h.nraw = 0 THEN
+            RETURN NULL;
+        END IF;
+        RETURN h.base + 8::bigint * (h.nraw - 1)
+             + (SELECT max(j) FROM generate_series(0, 7) AS j
+                WHERE (get_byte(bits, h.raw_at + h.nraw - 1) >> j) & 1 = 1);
+    END IF;
     SELECT * INTO h FROM bitmapd._header(bits);
     pos := bitmapd._last_position(bits, h);
     IF h.n_containers = 0 THEN
@@ -440,4 +616,26 @@ BEGIN
 END $$;
 
 COMMENT ON FUNCTION bitmapd.max_member(bytea) IS
-  'Largest member of a portable-format Roaring bitmap, NULL when empty';
+  'Largest member of a stored bitmap (Roaring or dense), NULL when empty';
+
+-- 'dense' or 'roaring', after the same header-level checks as count_range and
+-- max_member (so a malformed value raises 22P03 rather than getting a name).
+CREATE OR REPLACE FUNCTION bitmapd.encoding(bits bytea) RETURNS text
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    h record;
+BEGIN
+    bits := bits || ''::bytea;  -- detoast once (see the note at the top)
+    IF bitmapd._is_dense(bits) THEN
+        PERFORM bitmapd._dense_header(bits);
+        RETURN 'dense';
+    END IF;
+    SELECT * INTO h FROM bitmapd._header(bits);
+    PERFORM bitmapd._last_position(bits, h);
+    RETURN 'roaring';
+END $$;
+
+COMMENT ON FUNCTION bitmapd.encoding(bytea) IS
+  'Encoding of a stored bitmap: roaring (CRoaring portable) or dense (raw bits); raises 22P03 on malformed input';
