@@ -696,13 +696,14 @@ void receipt_list(struct http_ctx *c)
         !http_query_int_or_reply(c, "cursor", 0, RECEIPTS_MEMBER_MAX, &cursor, &has_cursor))
         return;
     if (!has_limit) limit = c->app->cfg->http_default_page_limit;
-    if (!(o = calloc(1, sizeof(*o))) || !(o->page = malloc((size_t)limit * sizeof(*o->page)))) {
-        free(o);
+    uint32_t *page = malloc((size_t)limit * sizeof(*page));
+    if (!page || !(o = malloc(sizeof(*o)))) {
+        free(page);
         http_reply_error(c, 500, "internal", "out of memory");
         return;
     }
     *o = (struct list_op){.c = c, .group = group, .msg = msg, .which = which, .after = has_cursor ? cursor : -1,
-                          .limit = (size_t)limit, .page = o->page};
+                          .limit = (size_t)limit, .page = page};
     const char *names[1] = {key};
     size_t lens[1] = {receipt_key(key, sizeof(key), group, msg)};
     if (!bmload_start(c->app->store, names, lens, 1, list_loaded, o)) {
