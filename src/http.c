@@ -13,6 +13,7 @@
 #include "health.h"
 #include "inbox.h"
 /* domain headers: */
+#include "unread.h"
 #include "receipt.h"
 #include "checkin.h"
 #include "log.h"
@@ -45,6 +46,21 @@ static const struct route routes[] = {
     {"POST", "/v1/groups/{group}/messages/{msg}/reads", receipt_read, "group_read"},
     {"GET", "/v1/groups/{group}/messages/{msg}/receipts", receipt_list, "group_receipts"},
     /* group receipts (receipt.c): routes go above this line */
+    {"POST", "/v1/broadcasts", unread_broadcast_post, "broadcast_post"},
+    {"GET", "/v1/broadcasts", unread_broadcast_get, "broadcast_get"},
+    {"POST", "/v1/broadcasts/cursors/expire", unread_cursors_expire, "broadcast_cursors_expire"},
+    {"GET", "/v1/users/{user}/broadcasts/unread", unread_broadcast_unread, "broadcast_unread"},
+    {"POST", "/v1/users/{user}/broadcasts/seen", unread_broadcast_seen, "broadcast_seen"},
+    {"POST", "/v1/reddots/{name}", unread_reddot_set, "reddot_set"},
+    {"GET", "/v1/reddots/{name}", unread_reddot_get, "reddot_get"},
+    {"GET", "/v1/users/{user}/reddots/{name}", unread_reddot_show, "reddot_show"},
+    {"POST", "/v1/users/{user}/reddots/{name}/click", unread_reddot_click, "reddot_click"},
+    {"POST", "/v1/authors/{author}/posts", unread_author_post, "author_post"},
+    {"GET", "/v1/authors/{author}/posts", unread_author_get, "author_get"},
+    {"PUT", "/v1/users/{user}/following", unread_following_put, "following_put"},
+    {"GET", "/v1/users/{user}/following", unread_following_get, "following_get"},
+    {"GET", "/v1/users/{user}/feed/unread", unread_feed_unread, "feed_unread"},
+    {"POST", "/v1/users/{user}/feed/seen", unread_feed_seen, "feed_seen"},
     /* broadcasts, red dots, feed unread (unread.c): routes go above this line */
 };
 

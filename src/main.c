@@ -17,6 +17,7 @@
 #include "migrate.h"
 #include "rimport.h"
 #include "store.h"
+#include "unread.h"
 
 static void usage(FILE *out)
 {
@@ -100,6 +101,7 @@ static int serve(struct config *cfg)
     sigint = evsignal_new(app.base, SIGINT, on_signal, &sd);
     sigterm = evsignal_new(app.base, SIGTERM, on_signal, &sd);
     if (!sigint || !sigterm || event_add(sigint, NULL) || event_add(sigterm, NULL)) goto done;
+    unread_start(&app);
     event_base_dispatch(app.base);
     rc = 0;
 done:
@@ -108,6 +110,7 @@ done:
     if (sigint) event_free(sigint);
     if (sigterm) event_free(sigterm);
     if (sd.tick) event_free(sd.tick);
+    unread_stop();
     store_free(app.store);
     db_free(app.db);
     if (app.base) event_base_free(app.base);
