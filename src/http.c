@@ -15,6 +15,7 @@
 /* domain headers: */
 #include "unread.h"
 #include "receipt.h"
+#include "notice.h"
 #include "checkin.h"
 #include "log.h"
 #include "reqparse.h"
@@ -38,6 +39,15 @@ static const struct route routes[] = {
     {"GET", "/v1/users/{user}/checkins", checkin_get, "checkins"},
     {"GET", "/v1/users/{user}/checkins/streak", checkin_streak, "checkin_streak"},
     /* check-ins (checkin.c): routes go above this line */
+    {"POST", "/v1/notices", notice_create, "notice_create"},
+    {"PUT", "/v1/notices/{id}", notice_update, "notice_update"},
+    {"DELETE", "/v1/notices/{id}", notice_delete, "notice_delete"},
+    {"GET", "/v1/notices/{id}/stats", notice_stats, "notice_stats"},
+    {"PUT", "/v1/notices/{id}/reads/{user}", notice_mark, "notice_mark"},
+    {"GET", "/v1/notices/{id}/reads/{user}", notice_is_read, "notice_is_read"},
+    {"GET", "/v1/audiences/{aud}/users/{user}/notices", notice_list, "notice_list"},
+    {"PUT", "/v1/audiences/{aud}/users", notice_audience_set, "audience_users_set"},
+    {"POST", "/v1/audiences/{aud}/users", notice_audience_add, "audience_users_add"},
     /* notices (notice.c): routes go above this line */
     {"POST", "/v1/groups/{group}/members", receipt_join, "group_join"},
     {"GET", "/v1/groups/{group}/members/{user}", receipt_member, "group_member"},

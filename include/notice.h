@@ -1,0 +1,28 @@
+/* notice.h — announcements (seed 004): notices addressed to audiences (the seed's
+ * platforms: operators, users, customers), per-user read marks, and read/unread
+ * counts per (audience, user) computed from two bitmaps in one statement.
+ *
+ * Keys (rows of bitmapd.bitmaps; docs/notices.md has the whole protocol):
+ *   notice:{id}:audiences       audience ids of the notice; it exists iff this has
+ *                               members; the single member 4294967295 = "deleting"
+ *   notice:{id}:readers         user ids that read the notice
+ *   notice:audience:{aud}       ids of the live notices of the audience (the index)
+ *   notice:user:{user}:read     ids of the notices the user read
+ *   notice:audience:{aud}:users the audience's users, when the service was told */
+#ifndef BITMAPD_NOTICE_H
+#define BITMAPD_NOTICE_H
+
+struct http_ctx;
+
+/* Route handlers (src/http.c). Each answers exactly once. */
+void notice_create(struct http_ctx *c);         /* POST   /v1/notices */
+void notice_update(struct http_ctx *c);         /* PUT    /v1/notices/{id} */
+void notice_delete(struct http_ctx *c);         /* DELETE /v1/notices/{id} */
+void notice_stats(struct http_ctx *c);          /* GET    /v1/notices/{id}/stats */
+void notice_mark(struct http_ctx *c);           /* PUT    /v1/notices/{id}/reads/{user} */
+void notice_is_read(struct http_ctx *c);        /* GET    /v1/notices/{id}/reads/{user} */
+void notice_list(struct http_ctx *c);           /* GET    /v1/audiences/{aud}/users/{user}/notices */
+void notice_audience_set(struct http_ctx *c);   /* PUT    /v1/audiences/{aud}/users */
+void notice_audience_add(struct http_ctx *c);   /* POST   /v1/audiences/{aud}/users */
+
+#endif
