@@ -6,7 +6,7 @@
 
 -- The numeric id at the end of a key "prefix{id}", or NULL when the rest is not a
 -- canonical decimal in 0 .. 2^63-1 (RESP clients may write any key).
-CREATE OR REPLACE FUNCTION bitmapd._key_id(k bytea, prefix text) RETURNS bigint
+CREATE OR REPLACE FUNCTION bitmapd._unread_key_id(k bytea, prefix text) RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
     SELECT CASE WHEN t ~ '^(0|[1-9][0-9]{0,18})$'
                  AND (length(t) < 19 OR t COLLATE "C" <= '9223372036854775807')
@@ -94,7 +94,7 @@ COMMENT ON VIEW bitmapd.reddot_state IS
 -- (bitmapd.members): for administration; filter by user_id.
 CREATE OR REPLACE VIEW bitmapd.feed_unread AS
 SELECT f.user_id, f.following, coalesce(x.unread, 0) AS unread
-  FROM (SELECT bitmapd._key_id(b.key, 'feed:following:') AS user_id, b.cardinality AS following, b.bits
+  FROM (SELECT bitmapd._unread_key_id(b.key, 'feed:following:') AS user_id, b.cardinality AS following, b.bits
           FROM bitmapd.bitmaps b
          WHERE b.key >= convert_to('feed:following:', 'UTF8')
            AND b.key < convert_to('feed:following;', 'UTF8')) f
