@@ -89,11 +89,6 @@ static bool same_set(const roaring_bitmap_t *a, const roaring_bitmap_t *b)
     return n == roaring_bitmap_get_cardinality(b) && roaring_bitmap_and_cardinality(a, b) == n;
 }
 
-static bool is_subset(const roaring_bitmap_t *a, const roaring_bitmap_t *b)
-{
-    return roaring_bitmap_and_cardinality(a, b) == roaring_bitmap_get_cardinality(a);
-}
-
 /* Replaces the content of dst with src. */
 static void set_to(roaring_bitmap_t *dst, const roaring_bitmap_t *src)
 {
@@ -205,7 +200,6 @@ enum nop_step {
     STEP_LOAD,    /* PUT, DELETE: reading notice:{id}:audiences to build the key list */
     STEP_CREATE,  /* POST: unit {audiences, readers, index keys of the audiences} */
     STEP_PREREAD, /* POST: preread users' read bitmaps get the id, a slice per wpath run */
-    STEP_RECHECK, /* POST: the notice changed during STEP_PREREAD: reading it again */
     STEP_MOVE,    /* PUT: unit {audiences, index keys of old ∪ new audiences} */
     STEP_UNLIST,  /* DELETE 1: unit {audiences, index keys}: out of the index, marked deleting */
     STEP_READERS, /* DELETE: reading notice:{id}:readers */
@@ -215,8 +209,8 @@ enum nop_step {
     STEP_USERS,   /* audience users: unit {notice:audience:{aud}:users} */
 };
 
-static const char *const step_names[] = {"new",    "load",    "create", "preread", "recheck", "move",
-                                         "unlist", "readers", "unread", "clear",   "mark",    "users"};
+static const char *const step_names[] = {"new",    "load",    "create", "preread", "move", "unlist",
+                                         "readers", "unread", "clear",  "mark",    "users"};
 
 struct nop {
     struct http_ctx *c;
@@ -232,14 +226,14 @@ struct nop {
     roaring_bitmap_t *old;   /* audiences the key list was built from (move, delete) */
     roaring_bitmap_t *users; /* preread users (create); readers being unmarked (delete) */
     uint32_t *key_aud;       /* move: the audience of index key k+1 */
+    uint32_t *slice_ids;     /* preread: the users of the slice in flight */
     uint64_t pos;            /* fan-out: rank where the next slice of users starts */
     uint64_t slice;          /* fan-out: users in the slice in flight */
     int restarts;
-    int64_t version;   /* of notice:{id}:audiences: what the preread relies on, or answered */
+    int64_t version;   /* of notice:{id}:audiences, as answered */
     bool created;      /* create: this request made the notice */
     bool changed;      /* move, mark, audience: something changed */
     bool restart;      /* mutate() saw other audiences than the key list was built from */
-    bool moved;        /* preread: the notice's version moved during the fan-out */
     uint64_t count;    /* create: readers after; delete: read records removed; audience: users */
     int reject_status; /* set with reject_body when mutate() refuses */
     json_t *reject_body;
@@ -259,6 +253,7 @@ static void nop_free(struct nop *n)
     if (n->users) roaring_bitmap_free(n->users);
     if (n->reject_body) json_decref(n->reject_body);
     free(n->key_aud);
+    free(n->slice_ids);
     free(n);
 }
 
@@ -518,45 +513,51 @@ static void create_start(struct nop *n)
     nop_run(n, STEP_CREATE, wp);
 }
 
-/* Preread: the readers already hold these users (step CREATE), so a delete that
- * starts meanwhile finds every bit this fan-out sets. Each unit also checks the
- * version of notice:{id}:audiences, so no bit lands after a delete (or a PUT)
- * began: such units are refused and the notice is read again (STEP_RECHECK). One
- * unit per statement, because a key may appear only once in a statement. */
+/* Preread. Each unit is {audiences, readers (both only checked), K users' read
+ * bitmaps}; a user's bit is set only if the notice is live and the user is still
+ * among its readers, in the snapshot whose versions the compare-and-swap checks.
+ * So a delete that began (audiences moved), an unread mark (readers moved) or a
+ * notice deleted and created again never gets a bit it would not account for:
+ * every set bit belongs to a user in the readers, where DELETE finds it. One unit
+ * per statement, because a key may appear only once in a statement. */
 static enum wp_mutation preread_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
+    const roaring_bitmap_t *readers = u->keys[1].bm;
+    uint32_t user;
     bool any = false;
 
-    if (u->keys[0].version != n->version) {
-        n->moved = true;
-        return WP_REJECT;
-    }
-    for (int k = 1; k < u->nkeys; k++) {
-        if (roaring_bitmap_contains(u->keys[k].bm, n->id)) continue;
+    if (notice_state_of(u->keys[0].bm) != NOTICE_LIVE)
+        return nop_reject(n, 409, "notice_deleting",
+                          "notice %u was deleted while its preread marks were being written", n->id);
+    for (int k = 2; k < u->nkeys; k++) {
+        user = n->slice_ids[u->aux + (uint64_t)k - 2]; /* key k is notice:user:{user}:read */
+        if (!roaring_bitmap_contains(readers, user) || roaring_bitmap_contains(u->keys[k].bm, n->id)) continue;
         roaring_bitmap_add(u->keys[k].bm, n->id);
         u->keys[k].dirty = any = true;
     }
     return any ? WP_CHANGED : WP_UNCHANGED;
 }
 
-static void preread_recheck(struct nop *n);
-
 static void preread_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
 {
     struct nop *n = arg;
+    struct wp_unit *units = wpath_units(wp);
 
     if (!nop_run_ok_or_reply(n, wp, st, msg)) return;
+    for (size_t i = 0; i < wpath_nunits(wp); i++)
+        if (units[i].status == WP_REJECTED) {
+            nop_reply_rejection(n);
+            return;
+        }
     wpath_free(wp);
     n->wp = NULL;
     if (n->gone) {
         nop_fail_gone(n);
-    } else if (n->moved) {
-        preread_recheck(n); /* the slice runs again: units that committed are no-ops */
-    } else {
-        n->pos += n->slice;
-        preread_slice(n);
+        return;
     }
+    n->pos += n->slice;
+    preread_slice(n);
 }
 
 static const struct wpath_ops preread_ops = {preread_mutate, preread_done};
@@ -565,11 +566,11 @@ static void preread_slice(struct nop *n)
 {
     uint64_t total = roaring_bitmap_get_cardinality(n->users);
     int batch = n->c->app->cfg->pg_batch_keys;
-    size_t per = batch > 1 ? (size_t)batch - 1 : 1, count, nunits;
+    size_t per = batch > 2 ? (size_t)batch - 2 : 1, count, nunits;
     uint32_t *ids;
     struct wpath *wp;
 
-    if (per > WP_MAX_KEYS - 1) per = WP_MAX_KEYS - 1;
+    if (per > WP_MAX_KEYS - 2) per = WP_MAX_KEYS - 2;
     if (n->pos >= total) {
         create_answer(n);
         return;
@@ -582,56 +583,24 @@ static void preread_slice(struct nop *n)
         nop_error(n, 500, "internal", "out of memory");
         return;
     }
-    if (!(wp = nop_wpath(n, nunits, &preread_ops, true))) {
-        free(ids);
-        return;
-    }
+    free(n->slice_ids);
+    n->slice_ids = ids;
+    if (!(wp = nop_wpath(n, nunits, &preread_ops, true))) return;
     for (size_t i = 0, next = 0; i < nunits; i++) {
         struct wp_unit *u = &wpath_units(wp)[i];
         size_t m = count - next < per ? count - next : per;
-        if (!wpath_unit_keys(u, 1 + (int)m)) {
-            free(ids);
+        if (!wpath_unit_keys(u, 2 + (int)m)) {
             wpath_free(wp);
             nop_error(n, 500, "internal", "out of memory");
             return;
         }
+        u->aux = next; /* where the unit's users start in slice_ids */
         nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
-        for (size_t j = 0; j < m; j++) nkey_set(&u->keys[1 + j], NK_USER_READ, ids[next++]);
+        nkey_set(&u->keys[1], NK_READERS, n->id);
+        for (size_t j = 0; j < m; j++) nkey_set(&u->keys[2 + j], NK_USER_READ, ids[next++]);
     }
-    free(ids);
     n->slice = count;
-    n->moved = false;
     nop_run(n, STEP_PREREAD, wp);
-}
-
-static void preread_rechecked(struct bmload *l, enum bmload_status st, const char *msg,
-                              struct bmload_key *keys, size_t nkeys, void *arg)
-{
-    struct nop *n = arg;
-
-    if (st != BMLOAD_OK) {
-        nop_fail_load(n, st, msg);
-    } else if (n->gone) {
-        nop_fail_gone(n);
-    } else if (notice_state_of(keys[0].bm) != NOTICE_LIVE) {
-        nop_error(n, 409, "notice_deleting",
-                  "notice %u was deleted while its preread marks were being written", n->id);
-    } else if (!is_subset(n->users, keys[1].bm)) {
-        nop_error(n, 409, "notice_exists",
-                  "notice %u was deleted and created again while its preread marks were being written", n->id);
-    } else {
-        n->version = keys[0].version; /* a PUT moved it: the preread goes on */
-        preread_slice(n);
-    }
-    bmload_free(l);
-}
-
-static void preread_recheck(struct nop *n)
-{
-    struct nkey_ref refs[2] = {{NK_AUDIENCES, n->id}, {NK_READERS, n->id}};
-    if (!nop_restart_or_reply(n)) return;
-    nop_set_step(n, STEP_RECHECK);
-    if (!nkeys_load(n->c, refs, 2, preread_rechecked, n)) nop_error(n, 500, "internal", "out of memory");
 }
 
 /* Reads body field "id" as a notice id (400 invalid_id otherwise). */
@@ -872,8 +841,8 @@ static void delete_loaded(struct nop *n, struct bmload_key *audiences)
     nop_run(n, STEP_UNLIST, wp);
 }
 
-/* Nothing adds a reader once the notice is marked deleting (read marks and the
- * preread check its audiences version), so this one read of the readers is final. */
+/* Nothing adds a reader or a read bit once the notice is marked deleting (read
+ * marks and the preread check its audiences), so this one read of the readers is final. */
 static void delete_readers_loaded(struct bmload *l, enum bmload_status st, const char *msg,
                                   struct bmload_key *keys, size_t nkeys, void *arg)
 {

@@ -651,6 +651,39 @@ check "after the retry, every preread user's read bitmap has it (psql)" 30000 \
        WHERE b.key IN (SELECT bitmapd.notice_key('user_read', u) FROM generate_series($(usr 100000)::bigint, $(usr 129999)) u)
          AND m = $LV")"
 
+# --- unread marks racing a large preread: readers and read bitmaps still agree -----------------------
+# Whatever the interleaving, a user is among the readers exactly when the user's
+# read bitmap holds the id (no timing is asserted, only that invariant).
+PR=$(nid 31)
+python3 - "$PR" "$(aud 63)" "$(usr 140000)" >"$T/race.json" <<'PY'
+import json, sys
+nid, aud, base = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+print(json.dumps({"id": nid, "audiences": [aud], "preread": list(range(base, base + 20000))}))
+PY
+: >"$T/race.cfg"
+for i in $(seq 0 400 19999); do
+  printf 'url = "%s/v1/notices/%s/reads/%s"\nrequest = "PUT"\nheader = "Content-Type: application/json"\ndata = "{\\"read\\": false}"\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\nnext\n' \
+    "$MAIN_URL" "$PR" "$(usr $((159999 - i)))" >>"$T/race.cfg"
+done
+curl -s -o "$T/race.out" -w '%{http_code}' --max-time 120 -X POST -H 'Content-Type: application/json' \
+  --data-binary "@$T/race.json" "$MAIN_URL/v1/notices" >"$T/race.status" 2>/dev/null &
+race_pid=$!
+curl -s --max-time 120 -K "$T/race.cfg" >"$T/race.marks" 2>/dev/null
+wait "$race_pid" 2>/dev/null
+check "race: the create → 201" 201 "$(cat "$T/race.status")"
+check_match "race: the unread marks answer 200 (or 404 before the notice existed)" '^((200|404) )*(200|404)$' \
+  "$(tr '\n' ' ' <"$T/race.marks" | sed 's/ $//')"
+check "race: readers and users' read bitmaps agree (readers-only, bits-only)" "0 0" \
+  "$("${PSQL[@]}" -c "WITH r AS (SELECT m AS u FROM bitmapd.bitmaps b, bitmapd.members(b.bits) m
+                                   WHERE b.key = bitmapd.notice_key('readers', $PR)),
+                           h AS (SELECT g AS u FROM generate_series($(usr 140000)::bigint, $(usr 159999)) g
+                                   JOIN bitmapd.bitmaps b ON b.key = bitmapd.notice_key('user_read', g)
+                                  WHERE $PR IN (SELECT bitmapd.members(b.bits)))
+                      SELECT (SELECT count(*) FROM (SELECT u FROM r EXCEPT SELECT u FROM h) x) || ' ' ||
+                             (SELECT count(*) FROM (SELECT u FROM h EXCEPT SELECT u FROM r) y)")"
+http GET "/v1/notices/$PR/stats"
+echo "# race: $(grep -c '^200$' "$T/race.marks") unread marks landed; readers now $(jget .readers)"
+
 echo "# ${SECONDS}s: before the storage figures"
 # --- storage at 100,000 users ---------------------------------------------------------------------------
 # One audience of 100,000 users; a notice preread by 10% of them, one by 90%, and
