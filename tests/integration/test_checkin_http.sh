@@ -407,8 +407,11 @@ if start_service --set checkin.time_zone=Mars/Olympus_Mons; then
   http POST "/v1/users/$(uid 14)/checkins"
   expect_error "an unknown check-in time zone: 500, not a silent UTC" 500 internal
   check_match "an unknown check-in time zone is named" "Mars/Olympus_Mons" "$(jget .error.message)"
+  http POST "/v1/users/$(uid 14)/checkins" "{\"date\": \"$TODAY\"}"
+  expect_error "an unknown check-in time zone: a POST with a date needs today too" 500 internal
   http GET "/v1/users/$(uid 14)/checkins?month=2024-02"
-  check "an unknown zone does not matter when the date is given" 200 "$HTTP_STATUS"
+  check "an unknown zone does not matter to a read that names its month" 200 "$HTTP_STATUS"
+  check "an unknown zone wrote nothing" 0 "$(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE key = bitmapd.checkin_key($(uid 14))")"
   stop_service "$PORT"
 fi
 use_main
