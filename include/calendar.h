@@ -74,6 +74,10 @@ uint32_t cal_longest_streak(const roaring_bitmap_t *bm, int32_t first, int32_t l
  * the last value repeating; 0 for streak 0 or an empty list. */
 int cal_points(const int *points, int npoints, uint32_t streak);
 
+/* A zone name glibc can load (a zone file, an absolute path, a POSIX rule with an
+ * offset, "UTC"): glibc silently uses UTC for any other name. */
+bool cal_zone_known(const char *zone) WUR;
+
 /* "Today" in a time zone, cached until the next local midnight so that the zone
  * file is read about once a day. zone "" is the process time zone (TZ). The
  * process must be single-threaded: the zone is switched around one localtime_r. */

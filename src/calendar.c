@@ -231,14 +231,16 @@ int cal_points(const int *points, int npoints, uint32_t streak)
 
 /* A zone glibc can load: a file under TZDIR (default /usr/share/zoneinfo), an
  * absolute path, or a POSIX rule (those always carry an offset digit, "UTC0").
- * glibc silently falls back to UTC for anything else, which would shift dates. */
-static bool zone_known(const char *zone)
+ * glibc silently falls back to UTC for anything else, which would shift dates.
+ * "UTC" and "GMT" are what that fallback gives anyway, file or not. */
+bool cal_zone_known(const char *zone)
 {
     const char *name = zone[0] == ':' ? zone + 1 : zone;
     const char *dir = getenv("TZDIR");
     char path[512];
 
     if (!*name) return false;
+    if (strcmp(name, "UTC") == 0 || strcmp(name, "GMT") == 0) return true;
     if (name[0] == '/')
         snprintf(path, sizeof(path), "%s", name);
     else
@@ -321,7 +323,7 @@ bool cal_today(struct cal_clock *clk, const char *zone, time_t now, int32_t *day
         return true;
     }
     clk->valid = false;
-    if (strlen(zone) >= sizeof(clk->zone) || (*zone && !zone_known(zone))) {
+    if (strlen(zone) >= sizeof(clk->zone) || (*zone && !cal_zone_known(zone))) {
         snprintf(err, errlen, "check-in time zone '%.64s' is not a known time zone", zone);
         return false;
     }

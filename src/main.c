@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "app.h"
+#include "calendar.h"
 #include "config.h"
 #include "db.h"
 #include "http.h"
@@ -159,6 +160,15 @@ int main(int argc, char **argv)
     for (int i = 0; ok && i < nsets; i++) ok = config_set(&cfg, sets[i], err, sizeof(err));
     free(sets);
     if (ok) ok = config_validate(&cfg, err, sizeof(err));
+    if (ok && !cal_zone_known(cfg.inbox_period_time_zone)) {
+        snprintf(err, sizeof(err), "[inbox] period_time_zone '%.64s' is not a known time zone",
+                 cfg.inbox_period_time_zone);
+        ok = false;
+    }
+    if (ok && *cfg.checkin_time_zone && !cal_zone_known(cfg.checkin_time_zone)) {
+        snprintf(err, sizeof(err), "[checkin] time_zone '%.64s' is not a known time zone", cfg.checkin_time_zone);
+        ok = false;
+    }
     if (!ok) {
         fprintf(stderr, "bitmapd: configuration: %s\n", err);
         config_free(&cfg);
