@@ -390,8 +390,6 @@ static bool nop_restart_or_reply(struct nop *n)
 
 /* ---- loading a notice's audiences (PUT and DELETE build their key lists from it) ---- */
 
-typedef void (*nop_loaded_fn)(struct nop *n, struct bmload_key *audiences);
-
 static void move_loaded(struct nop *n, struct bmload_key *audiences);
 static void delete_loaded(struct nop *n, struct bmload_key *audiences);
 
