@@ -197,7 +197,7 @@ enum nop_kind { NOP_CREATE, NOP_MOVE, NOP_DELETE, NOP_MARK, NOP_AUDIENCE };
 /* Where a write stands; every change goes through nop_set_step(). */
 enum nop_step {
     STEP_NEW,
-    STEP_LOAD,    /* PUT, DELETE: reading notice:{id}:audiences to build the key list */
+    STEP_LOAD,    /* PUT, DELETE, mark: reading notice:{id}:audiences (PUT, DELETE build their key lists from it) */
     STEP_CREATE,  /* POST: unit {audiences, readers, index keys of the audiences} */
     STEP_PREREAD, /* POST: preread users' read bitmaps get the id, a slice per wpath run */
     STEP_MOVE,    /* PUT: unit {audiences, index keys of old ∪ new audiences} */
@@ -388,10 +388,11 @@ static bool nop_restart_or_reply(struct nop *n)
     return false;
 }
 
-/* ---- loading a notice's audiences (PUT and DELETE build their key lists from it) ---- */
+/* ---- loading a notice's audiences (PUT and DELETE build their key lists from it; a mark checks it) ---- */
 
 static void move_loaded(struct nop *n, struct bmload_key *audiences);
 static void delete_loaded(struct nop *n, struct bmload_key *audiences);
+static void mark_loaded(struct nop *n, struct bmload_key *audiences);
 
 static void nop_audiences_loaded(struct bmload *l, enum bmload_status st, const char *msg,
                                  struct bmload_key *keys, size_t nkeys, void *arg)
@@ -403,6 +404,8 @@ static void nop_audiences_loaded(struct bmload *l, enum bmload_status st, const 
         nop_fail_gone(n);
     else if (n->kind == NOP_MOVE)
         move_loaded(n, &keys[0]);
+    else if (n->kind == NOP_MARK)
+        mark_loaded(n, &keys[0]);
     else
         delete_loaded(n, &keys[0]);
     bmload_free(l);
@@ -1017,6 +1020,32 @@ static void mark_done(struct wpath *wp, enum wp_status st, const char *msg, void
 
 static const struct wpath_ops mark_ops = {mark_mutate, mark_done};
 
+/* The notice was read without creating anything: a mark of a missing or deleting
+ * notice is 404 and writes no row (the write path would create its rows empty).
+ * A notice deleted after this read is caught by mark_mutate(). */
+static void mark_loaded(struct nop *n, struct bmload_key *audiences)
+{
+    enum notice_state state = notice_state_of(audiences->bm);
+    struct wpath *wp;
+
+    if (state != NOTICE_LIVE) {
+        nop_error(n, 404, "not_found", state == NOTICE_MISSING ? "no notice %u" : "notice %u is being deleted",
+                  n->id);
+        return;
+    }
+    if (!(wp = nop_wpath(n, 1, &mark_ops, false))) return;
+    struct wp_unit *u = &wpath_units(wp)[0];
+    if (!wpath_unit_keys(u, 3)) {
+        wpath_free(wp);
+        nop_error(n, 500, "internal", "out of memory");
+        return;
+    }
+    nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
+    nkey_set(&u->keys[1], NK_READERS, n->id);
+    nkey_set(&u->keys[2], NK_USER_READ, n->user);
+    nop_run(n, STEP_MARK, wp);
+}
+
 /* PUT /v1/notices/{id}/reads/{user} {"read": true|false} */
 void notice_mark(struct http_ctx *c)
 {
@@ -1024,7 +1053,6 @@ void notice_mark(struct http_ctx *c)
     uint32_t id, user;
     bool read;
     struct nop *n;
-    struct wpath *wp;
 
     if (!param_notice_or_reply(c, 0, &id) || !param_user_or_reply(c, 1, &user) || !no_query_or_reply(c) ||
         !http_body_or_reply(c) || !http_body_fields_or_reply(c, fields))
@@ -1036,17 +1064,7 @@ void notice_mark(struct http_ctx *c)
     if (!http_body_bool_or_reply(c, "read", &read) || !(n = nop_new(c, NOP_MARK, id))) return;
     n->user = user;
     n->read = read;
-    if (!(wp = nop_wpath(n, 1, &mark_ops, false))) return;
-    struct wp_unit *u = &wpath_units(wp)[0];
-    if (!wpath_unit_keys(u, 3)) {
-        wpath_free(wp);
-        nop_error(n, 500, "internal", "out of memory");
-        return;
-    }
-    nkey_set(&u->keys[0], NK_AUDIENCES, id);
-    nkey_set(&u->keys[1], NK_READERS, id);
-    nkey_set(&u->keys[2], NK_USER_READ, user);
-    nop_run(n, STEP_MARK, wp);
+    nop_load_audiences(n);
 }
 
 /* ---- audience users ---------------------------------------------------------------------- */

@@ -375,6 +375,11 @@ expect_error "read mark without a body" 400 invalid_json
 mark "$(nid 12)" "$U1" true
 expect_error "read mark on a missing notice" 404 not_found
 check "the refused read mark left no bit (psql)" no "$(user_has "$(nid 12)" "$U1")"
+FRESH=$(usr 600) # a user with no read row yet
+mark "$(nid 12)" "$FRESH" true
+expect_error "read mark of a new user on a missing notice" 404 not_found
+mark "$(nid 12)" "$FRESH" false
+expect_error "unread mark of a new user on a missing notice" 404 not_found
 http GET "/v1/notices/$(nid 12)/reads/$U1"
 expect_error "is-read of a missing notice" 404 not_found
 http GET "/v1/notices/$N1/reads/4294967296"
@@ -404,6 +409,12 @@ http GET "/v1/notices/4294967296/stats"
 expect_error "stats of notice 2^32" 400 invalid_id
 http GET "/v1/notices/$(nid 12)/stats"
 expect_error "stats of a missing notice" 404 not_found
+# Answers about a missing notice write nothing: no row of the notice (key range
+# notice:{id}: … notice:{id};) and no read row for the new user.
+check "requests on a missing notice created no row" 0 \
+  "$("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps
+     WHERE (key >= convert_to('notice:$(nid 12):', 'UTF8') AND key < convert_to('notice:$(nid 12);', 'UTF8'))
+        OR key = bitmapd.notice_key('user_read', $FRESH)")"
 
 http PUT /v1/audiences/65536/users '{"users": [1]}'
 expect_error "audience users of audience 65536" 400 invalid_id
