@@ -50,14 +50,17 @@ BEGIN
     RETURN digits::bigint;
 END $$;
 
--- One row per user with a check-in row. Filter by user_id for one user; without a
--- filter the view decodes every check-in row (about 50 bytes a user-year).
-CREATE OR REPLACE VIEW bitmapd.checkins AS
+-- One row per check-in row whose key lies in [lo, hi): the body of the view below
+-- and of checkins_of(), so that a look-up of one user reads one row.
+CREATE OR REPLACE FUNCTION bitmapd._checkins(lo bytea, hi bytea)
+RETURNS TABLE (user_id bigint, days bigint, first_day date, last_day date, bytes bigint,
+               version bigint, updated_at timestamptz)
+LANGUAGE sql STABLE STRICT AS $$
 SELECT u.user_id,
-       coalesce(r.days, 0)                   AS days,
-       bitmapd.checkin_date(r.first_member)  AS first_day,
-       bitmapd.checkin_date(r.last_member)   AS last_day,
-       octet_length(b.bits)::bigint          AS bytes,
+       coalesce(r.days, 0),
+       bitmapd.checkin_date(r.first_member),
+       bitmapd.checkin_date(r.last_member),
+       octet_length(b.bits)::bigint,
        b.version,
        b.updated_at
   FROM bitmapd.bitmaps b
@@ -65,8 +68,23 @@ SELECT u.user_id,
   LEFT JOIN LATERAL (SELECT count(*) AS days, min(m) AS first_member, max(m) AS last_member
                        FROM bitmapd.members(b.bits) AS m
                       WHERE m BETWEEN 0 AND 2932896) r ON true
- WHERE b.key >= convert_to('checkin:', 'UTF8') AND b.key < convert_to('checkin;', 'UTF8')
-   AND u.user_id IS NOT NULL;
+ WHERE b.key >= lo AND b.key < hi
+   AND u.user_id IS NOT NULL
+$$;
+
+-- One row per user with a check-in row. Without a filter it decodes every check-in
+-- row (about 50 bytes a user-year); for one user use bitmapd.checkins_of(user_id),
+-- which reads one row (a WHERE user_id = … on the view still scans every key).
+DROP VIEW IF EXISTS bitmapd.checkins CASCADE;
+CREATE VIEW bitmapd.checkins AS
+SELECT * FROM bitmapd._checkins(convert_to('checkin:', 'UTF8'), convert_to('checkin;', 'UTF8'));
+
+-- The row of bitmapd.checkins for one user (an index look-up).
+CREATE OR REPLACE FUNCTION bitmapd.checkins_of(user_id bigint) RETURNS SETOF bitmapd.checkins
+LANGUAGE sql STABLE STRICT AS $$
+    SELECT * FROM bitmapd._checkins(bitmapd.checkin_key(user_id),
+                                    bitmapd.checkin_key(user_id) || '\x00'::bytea)
+$$;
 
 COMMENT ON VIEW bitmapd.checkins IS
   'Daily check-ins per user (row checkin:{user}): days checked in, first and last date, stored bytes, version';

@@ -131,7 +131,7 @@ CREATE OR REPLACE VIEW bitmapd.group_receipts AS
 SELECT * FROM bitmapd._group_receipts(convert_to('group:', 'UTF8'), convert_to('group;', 'UTF8'));
 
 COMMENT ON VIEW bitmapd.group_receipts IS
-  'Read receipts per group message: eligible (members at send time minus the sender), read, unread; decodes each bitmap, so filter by group_id or use bitmapd.group_receipts_of(g)';
+  'Read receipts per group message: eligible (members at send time minus the sender), read, unread; decodes every message of every group; for one group use bitmapd.group_receipts_of(g), which reads only that group''s keys (a WHERE group_id = … on the view still scans them all)';
 
 -- The receipts of one group, reading only that group's key range.
 CREATE OR REPLACE FUNCTION bitmapd.group_receipts_of(g bigint) RETURNS SETOF bitmapd.group_receipts

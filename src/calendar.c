@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Days before month m (1-based) in a common year. */
@@ -229,10 +231,68 @@ int cal_points(const int *points, int npoints, uint32_t streak)
 
 /* ---- today in a time zone ---------------------------------------------------------- */
 
-/* A zone glibc can load: a file under TZDIR (default /usr/share/zoneinfo), an
- * absolute path, or a POSIX rule (those always carry an offset digit, "UTC0").
- * glibc silently falls back to UTC for anything else, which would shift dates.
- * "UTC" and "GMT" are what that fallback gives anyway, file or not. */
+/* A POSIX TZ name: <…> quoted (letters, digits, + and -) or 3+ letters. */
+static const char *tz_rule_name(const char *s)
+{
+    const char *p = s;
+    if (*p == '<') {
+        for (p++; (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+                  *p == '+' || *p == '-';
+             p++)
+            ;
+        return *p == '>' && p - s >= 4 ? p + 1 : NULL;
+    }
+    while ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')) p++;
+    return p - s >= 3 ? p : NULL;
+}
+
+/* A POSIX offset [+-]hh[:mm[:ss]], hh 0 … 24 (glibc's range). */
+static const char *tz_rule_offset(const char *s)
+{
+    const char *p = s + (*s == '+' || *s == '-');
+    for (int part = 0; part < 3; part++) {
+        int v = 0, digits = 0;
+        if (part > 0) {
+            if (*p != ':') return p;
+            p++;
+        }
+        while (*p >= '0' && *p <= '9' && digits < 2) v = v * 10 + (*p++ - '0'), digits++;
+        if (digits == 0 || v > (part == 0 ? 24 : 59)) return NULL;
+    }
+    return p;
+}
+
+/* std offset [dst [offset] [,start[/time],end[/time]]] as POSIX and glibc read TZ. */
+static bool tz_rule_ok(const char *s)
+{
+    const char *p = tz_rule_name(s);
+    if (!p || !(p = tz_rule_offset(p))) return false;
+    if (!*p) return true;
+    if (!(p = tz_rule_name(p))) return false;
+    if (*p && *p != ',' && !(p = tz_rule_offset(p))) return false;
+    if (!*p) return true;
+    if (*p != ',') return false;
+    return strspn(p, "0123456789JM.,/:+-") == strlen(p);
+}
+
+/* A regular file that starts with the TZif magic of compiled zone files. */
+static bool tz_file_ok(const char *path)
+{
+    char magic[4];
+    struct stat sb;
+    bool ok;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && read(fd, magic, 4) == 4 &&
+         memcmp(magic, "TZif", 4) == 0;
+    close(fd);
+    return ok;
+}
+
+/* A zone glibc can load: a compiled zone file under TZDIR (default
+ * /usr/share/zoneinfo) or at an absolute path, or a POSIX rule ("UTC0", "CST-8",
+ * "EST5EDT,M3.2.0,M11.1.0"). glibc silently falls back to UTC for anything else,
+ * which would shift dates. "UTC" and "GMT" are what that fallback gives anyway. */
 bool cal_zone_known(const char *zone)
 {
     const char *name = zone[0] == ':' ? zone + 1 : zone;
@@ -243,10 +303,12 @@ bool cal_zone_known(const char *zone)
     if (strcmp(name, "UTC") == 0 || strcmp(name, "GMT") == 0) return true;
     if (name[0] == '/')
         snprintf(path, sizeof(path), "%s", name);
-    else
+    else if (strstr(name, "..") == NULL)
         snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", name);
-    if (access(path, R_OK) == 0) return true;
-    return zone[0] != ':' && strpbrk(name, "0123456789") != NULL;
+    else
+        path[0] = '\0';
+    if (path[0] && tz_file_ok(path)) return true;
+    return zone[0] != ':' && tz_rule_ok(name);
 }
 
 /* The process zone is switched to zone ("" = leave it) for a few localtime_r calls

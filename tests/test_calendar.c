@@ -354,6 +354,21 @@ static void test_today_unknown_zone(void **state)
     assert_false(c.valid);
 }
 
+/* Names glibc would silently read as UTC are refused; real zones and POSIX rules pass. */
+static void test_zone_names(void **state)
+{
+    static const char *const good[] = {"UTC", "GMT", "Asia/Shanghai", "America/New_York", "Etc/GMT+12",
+                                       ":Europe/Berlin", "UTC0", "CST-8", "<+0330>-3:30",
+                                       "EST5EDT,M3.2.0,M11.1.0", "/usr/share/zoneinfo/Asia/Tokyo"};
+    static const char *const bad[] = {"", "America", "Europe/Berlin1", "Etc/GMT+15", "Mars/Olympus_Mons",
+                                      "utc", "Asia/../Asia/Tokyo", "UT0", "CST-25", "EST5EDT;x",
+                                      ":CST-8", "/etc", "/etc/passwd"};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        if (!cal_zone_known(good[i])) fail_msg("'%s' should be a known zone", good[i]);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        if (cal_zone_known(bad[i])) fail_msg("'%s' should be refused", bad[i]);
+}
+
 /* A day of 23 hours, one of 25, and a day that never happened (Samoa, 2011-12-30). */
 static void test_today_dst_and_skipped_day(void **state)
 {
@@ -394,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_points),
         cmocka_unit_test(test_today_far_zones),
         cmocka_unit_test(test_today_unknown_zone),
+        cmocka_unit_test(test_zone_names),
         cmocka_unit_test(test_today_dst_and_skipped_day),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

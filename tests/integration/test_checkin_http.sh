@@ -141,6 +141,10 @@ check "year months are YYYY-01 … YYYY-12 in order" "${B1:0:4}-01 ${B1:0:4}-12"
 # --- the view, checkin_days and RESP agree with the API ------------------------------------------
 check "bitmapd.checkins: days, first_day, last_day, version" "5|${B[0]}|${B[4]}|$v_p" \
   "$(sql "SELECT days, first_day, last_day, version FROM bitmapd.checkins WHERE user_id = $P")"
+check "bitmapd.checkins_of(user) is the view's row for that user" "5|${B[0]}|${B[4]}|$v_p" \
+  "$(sql "SELECT days, first_day, last_day, version FROM bitmapd.checkins_of($P)")"
+check "bitmapd.checkins_of(a user without check-ins) is empty" "0" \
+  "$(sql "SELECT count(*) FROM bitmapd.checkins_of(9223372036854775807)")"
 check "bitmapd.checkins: bytes is the stored size" "t" \
   "$(sql "SELECT c.bytes = octet_length(b.bits) FROM bitmapd.checkins c JOIN bitmapd.bitmaps b ON b.key = bitmapd.checkin_key(c.user_id) WHERE c.user_id = $P")"
 check "bitmapd.checkin_days(user): the five dates" "${B[*]}" \
