@@ -1185,6 +1185,9 @@ static bool nread_live_or_reply(struct nread *r, enum bmload_status st, const ch
     return false;
 }
 
+/* keys: [0] the notice's audiences, [1] the user's read notices. The answer comes
+ * from the user's (small) read bitmap, as the listing's does, never from the
+ * notice's readers (which can be large, and lag while a preread is unfinished). */
 static void is_read_loaded(struct bmload *l, enum bmload_status st, const char *msg, struct bmload_key *keys,
                            size_t nkeys, void *arg)
 {
@@ -1192,7 +1195,7 @@ static void is_read_loaded(struct bmload *l, enum bmload_status st, const char *
     if (nread_live_or_reply(r, st, msg, keys)) {
         http_reply_json(r->c, 200,
                         json_pack("{s:I,s:I,s:b}", "notice", (json_int_t)r->id, "user", (json_int_t)r->user,
-                                  "read", roaring_bitmap_contains(keys[1].bm, r->user)),
+                                  "read", roaring_bitmap_contains(keys[1].bm, r->id)),
                         -1);
         nread_free(r);
     }
@@ -1210,7 +1213,7 @@ void notice_is_read(struct http_ctx *c)
         return;
     r->id = id;
     r->user = user;
-    struct nkey_ref refs[2] = {{NK_AUDIENCES, id}, {NK_READERS, id}};
+    struct nkey_ref refs[2] = {{NK_AUDIENCES, id}, {NK_USER_READ, user}};
     nread_start(r, refs, 2, is_read_loaded);
 }
 
