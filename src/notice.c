@@ -203,7 +203,7 @@ enum nop_step {
     STEP_MOVE,    /* PUT: unit {audiences, index keys of old ∪ new audiences} */
     STEP_UNLIST,  /* DELETE 1: unit {audiences, index keys}: out of the index, marked deleting */
     STEP_READERS, /* DELETE: reading notice:{id}:readers */
-    STEP_UNREAD,  /* DELETE 2: readers' read bitmaps lose the id, a slice per wpath run */
+    STEP_UNREAD,  /* DELETE 2: units {audiences (checked), readers' read bitmaps} lose the id, a slice per run */
     STEP_CLEAR,   /* DELETE 3: unit {audiences, readers}: both emptied, the id is free */
     STEP_MARK,    /* read mark: unit {audiences (version check only), readers, user's reads} */
     STEP_USERS,   /* audience users: unit {notice:audience:{aud}:users} */
@@ -230,7 +230,8 @@ struct nop {
     uint64_t pos;            /* fan-out: rank where the next slice of users starts */
     uint64_t slice;          /* fan-out: users in the slice in flight */
     int restarts;
-    int64_t version;   /* of notice:{id}:audiences, as answered */
+    int64_t version;   /* of notice:{id}:audiences: as answered; delete: when marked deleting */
+    bool stale;        /* delete: the deleting mark it works for is gone (another delete finished) */
     bool created;      /* create: this request made the notice */
     bool changed;      /* move, mark, audience: something changed */
     bool restart;      /* mutate() saw other audiences than the key list was built from */
@@ -791,6 +792,7 @@ static void unlist_done(struct wpath *wp, enum wp_status st, const char *msg, vo
     struct nop *n = arg;
     if (!nop_run_ok_or_reply(n, wp, st, msg)) return;
     bool restart = unit_rejected(wp) && n->restart;
+    n->version = wpath_units(wp)[0].keys[0].version; /* the deleting mark this delete works for */
     wpath_free(wp);
     n->wp = NULL;
     if (n->gone)
@@ -815,6 +817,7 @@ static void delete_loaded(struct nop *n, struct bmload_key *audiences)
         return;
     }
     if (state == NOTICE_DELETING) { /* an earlier delete stopped half way: finish it */
+        n->version = audiences->version;
         delete_readers(n);
         return;
     }
@@ -843,7 +846,10 @@ static void delete_loaded(struct nop *n, struct bmload_key *audiences)
 }
 
 /* Nothing adds a reader or a read bit once the notice is marked deleting (read
- * marks and the preread check its audiences), so this one read of the readers is final. */
+ * marks and the preread check its audiences), so this one read of the readers is
+ * final — for this deleting mark only: another delete may finish, and the id be
+ * created again, while this one works through the list. Steps 2 and 3 therefore
+ * check that the mark is still the one read here (same version of the audiences). */
 static void delete_readers_loaded(struct bmload *l, enum bmload_status st, const char *msg,
                                   struct bmload_key *keys, size_t nkeys, void *arg)
 {
@@ -869,13 +875,38 @@ static void delete_readers(struct nop *n)
     if (!nkeys_load(n->c, &ref, 1, delete_readers_loaded, n)) nop_error(n, 500, "internal", "out of memory");
 }
 
+/* True when keys[0], the notice's audiences, is still the deleting mark this delete
+ * read (versions never repeat for a key: rows are emptied, never removed). Once
+ * false, it stays false for the rest of the request. */
+static bool still_deleting(struct nop *n, const struct wp_key *audiences)
+{
+    if (!n->stale && audiences->version == n->version && roaring_bitmap_get_cardinality(audiences->bm) == 1 &&
+        roaring_bitmap_contains(audiences->bm, DELETING_MARK))
+        return true;
+    n->stale = true;
+    return false;
+}
+
+/* A delete that found its deleting mark gone: another delete finished first (and
+ * the id may hold a new notice, whose read marks this one must not touch). */
+static void nop_reply_stale_delete(struct nop *n)
+{
+    nop_error(n, 404, "not_found", "notice %u was deleted by another request while this one ran", n->id);
+}
+
+/* keys: [0] audiences (never written: checked), [1 …] readers' read bitmaps. */
 static enum wp_mutation unread_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
-    if (!roaring_bitmap_contains(u->keys[0].bm, n->id)) return WP_UNCHANGED;
-    roaring_bitmap_remove(u->keys[0].bm, n->id);
-    u->keys[0].dirty = true;
-    return WP_CHANGED;
+    bool any = false;
+
+    if (!still_deleting(n, &u->keys[0])) return WP_REJECT;
+    for (int k = 1; k < u->nkeys; k++) {
+        if (!roaring_bitmap_contains(u->keys[k].bm, n->id)) continue;
+        roaring_bitmap_remove(u->keys[k].bm, n->id);
+        u->keys[k].dirty = any = true;
+    }
+    return any ? WP_CHANGED : WP_UNCHANGED;
 }
 
 static void clear_start(struct nop *n);
@@ -887,6 +918,10 @@ static void unread_done(struct wpath *wp, enum wp_status st, const char *msg, vo
     if (!nop_run_ok_or_reply(n, wp, st, msg)) return;
     wpath_free(wp);
     n->wp = NULL;
+    if (n->stale) {
+        nop_reply_stale_delete(n);
+        return;
+    }
     if (n->gone) {
         nop_fail_gone(n);
         return;
@@ -897,45 +932,59 @@ static void unread_done(struct wpath *wp, enum wp_status st, const char *msg, vo
 
 static const struct wpath_ops unread_ops = {unread_mutate, unread_done};
 
+/* Units of {audiences, up to batch_keys − 1 readers' read bitmaps}: the audiences
+ * in each unit make every removal conditional on the deleting mark. One unit per
+ * statement, because a key may appear only once in a statement. */
 static void unread_slice(struct nop *n)
 {
     uint64_t total = roaring_bitmap_get_cardinality(n->users);
-    size_t count;
+    int batch = n->c->app->cfg->pg_batch_keys;
+    size_t per = batch > 1 ? (size_t)batch - 1 : 1, count, nunits;
     uint32_t *ids;
     struct wpath *wp;
 
+    if (per > WP_MAX_KEYS - 1) per = WP_MAX_KEYS - 1;
     if (n->pos >= total) {
         clear_start(n);
         return;
     }
     count = (size_t)(total - n->pos < SLICE_USERS ? total - n->pos : SLICE_USERS);
+    nunits = (count + per - 1) / per;
     if (!(ids = malloc(count * sizeof(*ids))) ||
         !roaring_bitmap_range_uint32_array(n->users, (size_t)n->pos, count, ids)) {
         free(ids);
         nop_error(n, 500, "internal", "out of memory");
         return;
     }
-    if (!(wp = nop_wpath(n, count, &unread_ops, true))) {
+    if (!(wp = nop_wpath(n, nunits, &unread_ops, true))) {
         free(ids);
         return;
     }
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0, next = 0; i < nunits; i++) {
         struct wp_unit *u = &wpath_units(wp)[i];
-        u->nkeys = 1;
-        nkey_set(&u->keys[0], NK_USER_READ, ids[i]);
+        size_t m = count - next < per ? count - next : per;
+        if (!wpath_unit_keys(u, 1 + (int)m)) {
+            free(ids);
+            wpath_free(wp);
+            nop_error(n, 500, "internal", "out of memory");
+            return;
+        }
+        nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
+        for (size_t j = 0; j < m; j++) nkey_set(&u->keys[1 + j], NK_USER_READ, ids[next++]);
     }
     free(ids);
     n->slice = count;
     nop_run(n, STEP_UNREAD, wp);
 }
 
-/* keys: [0] audiences, [1] readers. Only a notice still marked deleting is cleared:
- * otherwise another DELETE finished first (and the id may already be reused). */
+/* keys: [0] audiences, [1] readers. Only the deleting mark this delete read is
+ * cleared: otherwise another DELETE finished first (and the id may be reused). */
 static enum wp_mutation clear_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
+    struct nop *n = arg;
     roaring_bitmap_t *aud = u->keys[0].bm, *readers = u->keys[1].bm;
-    if (roaring_bitmap_get_cardinality(aud) != 1 || !roaring_bitmap_contains(aud, DELETING_MARK))
-        return WP_UNCHANGED;
+
+    if (!still_deleting(n, &u->keys[0])) return WP_REJECT;
     roaring_bitmap_clear(aud);
     u->keys[0].dirty = true;
     if (!roaring_bitmap_is_empty(readers)) {
@@ -949,6 +998,10 @@ static void clear_done(struct wpath *wp, enum wp_status st, const char *msg, voi
 {
     struct nop *n = arg;
     if (!nop_run_ok_or_reply(n, wp, st, msg)) return;
+    if (n->stale) {
+        nop_reply_stale_delete(n);
+        return;
+    }
     nop_reply(n, 200,
               json_pack("{s:I,s:b,s:I}", "id", (json_int_t)n->id, "deleted", true, "read_records",
                         (json_int_t)n->count),

@@ -67,8 +67,44 @@ view_row() { # NOTICE — "audiences|state|readers|version" from bitmapd.notices
 if ! start_service; then
   finish
 fi
-MAIN_PORT=$PORT MAIN_URL=$BASE_URL MAIN_PID=$SERVICE_PID
-use_main() { PORT=$MAIN_PORT BASE_URL=$MAIN_URL SERVICE_PID=$MAIN_PID; }
+MAIN_PORT=$PORT MAIN_URL=$BASE_URL MAIN_PID=$SERVICE_PID MAIN_RPORT=$RPORT
+use_main() { PORT=$MAIN_PORT BASE_URL=$MAIN_URL SERVICE_PID=$MAIN_PID RPORT=$MAIN_RPORT; }
+
+# wait_for NAME COMMAND — runs COMMAND until it succeeds (at most 600 times, 0.05 s
+# apart). It orders the steps of a scenario; the checks that follow assert states.
+wait_for() {
+  local i
+  for ((i = 0; i < 600; i++)); do
+    eval "$2" && return 0
+    sleep 0.05
+  done
+  echo "# wait_for: $1: did not happen"
+  return 1
+}
+# lock_open SQL — a psql session that runs SQL in a transaction it keeps open
+# (holding the row locks SQL took) until lock_close rolls it back. LOCK_BACKEND is
+# its server process id.
+lock_open() {
+  rm -f "$T/lock.fifo" "$T/lock.out"
+  mkfifo "$T/lock.fifo"
+  "${PSQL[@]}" <"$T/lock.fifo" >"$T/lock.out" 2>&1 &
+  LOCK_PID=$!
+  echo "$LOCK_PID" >"$T/lock.pid"
+  exec 8>"$T/lock.fifo"
+  printf '%s\n' "BEGIN;" "$1" "SELECT 'held ' || pg_backend_pid();" >&8
+  wait_for "psql took its locks" "grep -q '^held ' '$T/lock.out'"
+  LOCK_BACKEND=$(sed -n 's/^held //p' "$T/lock.out")
+}
+lock_close() {
+  printf 'ROLLBACK;\n' >&8
+  exec 8>&-
+  wait "$LOCK_PID" 2>/dev/null
+  rm -f "$T/lock.pid" "$T/lock.fifo"
+}
+# waiting_on_lock — true when some statement waits for a lock of the psql session
+waiting_on_lock() {
+  [[ $("${PSQL[@]}" -c "SELECT count(*) FROM pg_stat_activity WHERE $LOCK_BACKEND = ANY (pg_blocking_pids(pid))") -gt 0 ]]
+}
 
 # --- the seed: three platforms, several notices, read/unread, counts --------------------------
 OPS=$(aud 1) USERS=$(aud 2) CUST=$(aud 3)
@@ -309,6 +345,53 @@ check "interrupted: DELETE resumes and finishes → 200, 2 read records" "200 2"
 check "interrupted: U1's bit is gone" no "$(user_has "$R" "$U1")"
 check "interrupted: U2's bit is gone" no "$(user_has "$R" "$U2")"
 check "interrupted: no row in the view" "" "$(view_row "$R")"
+
+# --- a resumed delete whose reader list went stale: two deletes, then a re-create ------------------
+# The id is left "deleting" (through RESP, as above) with readers {SU1, SU2}. DELETE
+# Y, on a second instance, reads those readers and then waits to unmark them;
+# meanwhile DELETE X, on the main instance, finishes the delete, and the id is
+# created again with SU1 preread. When Y goes on, it must not take the new notice's
+# read mark from SU1, nor answer that it deleted anything.
+# No timing: Y's unmarking waits on the second instance's in-process lock of SU1's
+# read key, held by Z, a read mark of another notice SO by SU1 on that instance,
+# whose commit waits on a row lock of SO's readers that a psql session holds.
+SR=$(nid 15) SO=$(nid 16) SU1=$(usr 620) SU2=$(usr 621)
+http POST /v1/notices "{\"id\": $SR, \"audiences\": [$OPS], \"preread\": [$SU1, $SU2]}"
+http POST /v1/notices "{\"id\": $SO, \"audiences\": [$OPS]}"
+rcli R.SETINTARRAY "notice:$SR:audiences" 4294967295 >/dev/null
+rcli SETBIT "notice:audience:$OPS" "$SR" 0 >/dev/null
+check "stale delete: the notice is left deleting with 2 readers" "deleting|2" \
+  "$("${PSQL[@]}" -c "SELECT state || '|' || readers FROM bitmapd.notices WHERE id = $SR")"
+if start_service --set service.log_level=debug --set postgres.query_timeout_ms=120000; then
+  SECOND_URL=$BASE_URL SECOND_LOG=$T/bitmapd.$PORT.log
+  lock_open "SELECT 1 FROM bitmapd.bitmaps WHERE key = bitmapd.notice_key('readers', $SO) FOR UPDATE;"
+  curl -s -o "$T/stale.z.json" -w '%{http_code}' --max-time 120 -X PUT -H 'Content-Type: application/json' \
+    --data '{"read": true}' "$SECOND_URL/v1/notices/$SO/reads/$SU1" >"$T/stale.z.status" 2>/dev/null &
+  z_pid=$!
+  wait_for "Z's commit waits on the psql session" waiting_on_lock
+  curl -s -o "$T/stale.y.json" -w '%{http_code}' --max-time 120 -X DELETE "$SECOND_URL/v1/notices/$SR" \
+    >"$T/stale.y.status" 2>/dev/null &
+  y_pid=$!
+  wait_for "Y read the readers and waits to unmark them" \
+    "grep -q 'msg=\"notice step\" notice=$SR from=readers to=unread' '$SECOND_LOG'"
+  use_main
+  http DELETE "/v1/notices/$SR"
+  check "stale delete: X finishes the delete → 200, 2 read records" "200 2" "$HTTP_STATUS $(jget .read_records)"
+  http POST /v1/notices "{\"id\": $SR, \"audiences\": [$OPS], \"preread\": [$SU1]}"
+  check "stale delete: the id created again with SU1 preread → 201" "201 1" "$HTTP_STATUS $(jget .readers)"
+  lock_close
+  wait "$z_pid" "$y_pid" 2>/dev/null
+  check "stale delete: Z, the mark that held SU1's key, → 200" 200 "$(cat "$T/stale.z.status")"
+  check "stale delete: Y, the stale delete, → 404 not_found" "404 not_found" \
+    "$(cat "$T/stale.y.status") $(jq -r .error.code "$T/stale.y.json" 2>/dev/null)"
+  check "stale delete: SU1's read bitmap still holds the new notice (psql)" yes "$(user_has "$SR" "$SU1")"
+  check "stale delete: SU1 has read the new notice" true "$(is_read "$SR" "$SU1")"
+  check "stale delete: SU2 has not" false "$(is_read "$SR" "$SU2")"
+  check "stale delete: the new notice is live with its 1 reader" "live|1" \
+    "$("${PSQL[@]}" -c "SELECT state || '|' || readers FROM bitmapd.notices WHERE id = $SR")"
+  stop_service "$(sed -n 's|.*:\([0-9]*\)$|\1|p' <<<"$SECOND_URL")"
+fi
+use_main
 
 # --- errors ---------------------------------------------------------------------------------------
 http POST /v1/notices
