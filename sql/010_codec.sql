@@ -639,3 +639,101 @@ END $$;
 
 COMMENT ON FUNCTION bitmapd.encoding(bytea) IS
   'Encoding of a stored bitmap: roaring (CRoaring portable) or dense (raw bits); raises 22P03 on malformed input';
+
+-- ---- export: bitmapd.to_roaring -------------------------------------------------------
+
+-- Little-endian integers as bytes, for writing the portable format. Single
+-- expressions, so the planner inlines them. int8send is big endian: the bytes are
+-- swapped first, and the last 2 or 4 of the 8 bytes taken.
+CREATE OR REPLACE FUNCTION bitmapd._le16(v integer) RETURNS bytea
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT substring(int8send((((v & 255) << 8) | ((v >> 8) & 255))::bigint) from 7 for 2) $$;
+
+CREATE OR REPLACE FUNCTION bitmapd._le32(v bigint) RETURNS bytea
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT substring(int8send(((v & 255) << 24) | (((v >> 8) & 255) << 16)
+                               | (((v >> 16) & 255) << 8) | ((v >> 24) & 255)) from 5 for 4) $$;
+
+-- The payload of one container of a dense value as the portable format has it: the
+-- key's byte_size raw bytes start at byte_offset and stand for bytes at .. at +
+-- byte_size - 1 of the key's 65536 bits. Above 4096 members a bitset (the raw bytes,
+-- zero-padded to 8192: raw bits and bitsets number bits the same way), otherwise an
+-- array of the members' low 16 bits, ascending, 2 bytes each.
+CREATE OR REPLACE FUNCTION bitmapd._dense_payload(bits bytea, byte_offset integer,
+                                                  byte_size integer, at integer,
+                                                  cardinality integer) RETURNS bytea
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    out bytea;
+BEGIN
+    IF cardinality > 4096 THEN
+        RETURN decode(repeat('00', at), 'hex')
+            || substring(bits from byte_offset + 1 for byte_size)
+            || decode(repeat('00', 8192 - at - byte_size), 'hex');
+    END IF;
+    SELECT string_agg(bitmapd._le16(8 * (at + i) + j), ''::bytea ORDER BY i, j) INTO out
+    FROM generate_series(0, byte_size - 1) AS i,
+         LATERAL generate_series(0, 7) AS j
+    WHERE get_byte(bits, byte_offset + i) <> 0
+      AND get_bit(bits, 8::bigint * (byte_offset + i) + j) = 1;
+    RETURN out;
+END $$;
+
+-- A stored bitmap as bytes every Roaring implementation reads (CRoaring, Java, Go,
+-- Python, pg_roaringbitmap). Roaring rows are returned as they are, after the
+-- header-level checks of encoding(). A dense row is rewritten as the portable format
+-- with cookie 12346: uint32 container count, (key, cardinality - 1) pairs, a uint32
+-- offset per container, then the payloads, arrays up to 4096 members and 8192-byte
+-- bitsets above, no run containers. These are exactly the bytes CRoaring's
+-- roaring_bitmap_portable_serialize writes for the same bitmap without run
+-- optimization. The empty bitmap (B1 00) becomes the 8 bytes 3A 30 00 00 00 00 00 00.
+-- One statement builds the whole value (string_agg), so the cost is linear: a stored
+-- 512 KiB dense value takes a few milliseconds when its keys become bitsets (copies of
+-- the raw bytes) and 0.3 s when they are all arrays of 4096 members, its worst case
+-- (docs/design.md).
+CREATE OR REPLACE FUNCTION bitmapd.to_roaring(bits bytea) RETURNS bytea
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    h record;
+    out bytea;
+BEGIN
+    bits := bits || ''::bytea;  -- detoast once (see the note at the top)
+    IF NOT bitmapd._is_dense(bits) THEN
+        SELECT * INTO h FROM bitmapd._header(bits);
+        PERFORM bitmapd._last_position(bits, h);
+        RETURN bits;
+    END IF;
+    SELECT * INTO h FROM bitmapd._dense_header(bits);
+    WITH c AS (
+        SELECT key, cardinality, byte_offset, byte_size,
+               -- where the key's raw bytes start inside its 8192 bitset bytes
+               ((h.base + 8::bigint * (byte_offset - h.raw_at) - (key::bigint << 16)) / 8)::integer AS at,
+               CASE WHEN cardinality > 4096 THEN 8192 ELSE 2 * cardinality END AS size
+        FROM bitmapd._dense_containers(bits, h)
+    ), p AS (
+        SELECT c.*,
+               8 + 8 * count(*) OVER ()
+                 + coalesce(sum(size) OVER (ORDER BY key ROWS BETWEEN UNBOUNDED PRECEDING
+                                                              AND 1 PRECEDING), 0) AS pos
+        FROM c
+    )
+    SELECT '\x3a300000'::bytea || bitmapd._le32(count(*))
+        || coalesce(string_agg(bitmapd._le16(key) || bitmapd._le16(cardinality - 1), ''::bytea
+                               ORDER BY key), '')
+        || coalesce(string_agg(bitmapd._le32(pos), ''::bytea ORDER BY key), '')
+        || coalesce(string_agg(bitmapd._dense_payload(bits, byte_offset, byte_size, at, cardinality),
+                               ''::bytea ORDER BY key), '')
+    INTO out
+    FROM p;
+    RETURN out;
+END $$;
+
+COMMENT ON FUNCTION bitmapd.to_roaring(bytea) IS
+  'A stored bitmap as Roaring portable bytes any Roaring implementation reads: Roaring rows unchanged, dense rows rewritten (cookie 12346, arrays and bitsets, no runs); raises 22P03 on malformed input';
+
+COMMENT ON COLUMN bitmapd.bitmaps.bits IS
+  'The bitmap in one of two encodings, told apart by the first byte: CRoaring portable serialization (0x3A/0x3B) or dense raw bits (0xB1). bitmapd.encoding(bits) names it; bitmapd.to_roaring(bits) gives Roaring portable bytes for any Roaring reader; bitmapd.members(bits) lists the members';

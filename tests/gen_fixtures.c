@@ -1,5 +1,7 @@
-/* gen_fixtures.c — prints bitmaps encoded by codec_encode, with the answers the
- * SQL decoder (sql/010_codec.sql) must give, for tests/integration/test_sql_members.sh.
+/* gen_fixtures.c — prints bitmaps in the Roaring portable encoding (codec_encode_roaring:
+ * these fixtures cover Roaring's layouts, some of which codec_encode would store dense),
+ * with the answers the SQL decoder (sql/010_codec.sql) must give, for
+ * tests/integration/test_sql_members.sh.
  * One line per fixture:
  *   name TAB hex TAB cardinality TAB sum TAB min TAB max TAB count_in_[lo,hi) TAB lo TAB hi
  * sum, min and max are empty for the empty bitmap, as SQL prints NULL under psql -A. */
@@ -165,8 +167,8 @@ static bool print_fixture(const struct fixture *f)
     size_t len;
     bool ok = false;
     f->build(bm);
-    if (!codec_encode(bm, &buf, &len)) {
-        fprintf(stderr, "%s: codec_encode failed\n", f->name);
+    if (!codec_encode_roaring(bm, &buf, &len)) {
+        fprintf(stderr, "%s: codec_encode_roaring failed\n", f->name);
         goto done;
     }
     uint32_t cookie = (uint32_t)buf[0] | (uint32_t)buf[1] << 8;

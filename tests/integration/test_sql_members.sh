@@ -4,6 +4,12 @@
 # tests/gen_fixtures.c (Roaring layouts) and by the dense generator below is decoded
 # in PostgreSQL and compared with the values computed in C; malformed inputs must
 # raise an error; rows written by a running bitmapd read back the same from SQL.
+# bitmapd.to_roaring (the export for other Roaring readers) is checked on every
+# fixture and on rows the service wrote over HTTP and RESP: in SQL (Roaring, same
+# members) and in C by check_roaring below (codec_validate, same bitmap, and the very
+# bytes CRoaring writes without run containers). check_roaring is built here with
+# cc against src/codec.c, like the generators: tools in tests/tools/ are linked with
+# -lhiredis only by the Makefile.
 # Needs BITMAPD_DSN: a libpq conninfo for a database with migrations/0001_bitmaps.sql
 # and sql/*.sql applied. Prints `ok - name` / `not ok - name: ...`; exits 1 on failure.
 set -u
@@ -81,6 +87,29 @@ static void big(roaring_bitmap_t *bm)
         if (lcg() & 1) roaring_bitmap_add(bm, v);
 }
 
+/* one key of 4096 members (an array when exported) next to one of 4097 (a bitset),
+ * each spanning its whole key, so raw bits stay smaller than Roaring */
+static void card_4096_4097(roaring_bitmap_t *bm)
+{
+    for (uint32_t k = 7; k <= 8; k++) {
+        roaring_bitmap_add(bm, k << 16);
+        roaring_bitmap_add(bm, k << 16 | 0xFFFF);
+        while (roaring_bitmap_range_cardinality(bm, (uint64_t)k << 16, ((uint64_t)k + 1) << 16) < (k == 7 ? 4096u : 4097u))
+            roaring_bitmap_add(bm, k << 16 | (lcg() & 0xFFFF));
+    }
+}
+/* 512 KiB of raw bits holding 64 keys of 4096 members: the most array members a
+ * dense value of that size can have (with more it would be a bitset or Roaring) */
+static void arrays_512k(roaring_bitmap_t *bm)
+{
+    for (uint32_t k = 16; k < 16 + 64; k++) {
+        roaring_bitmap_add(bm, k << 16);
+        roaring_bitmap_add(bm, k << 16 | 0xFFFF);
+        while (roaring_bitmap_range_cardinality(bm, (uint64_t)k << 16, ((uint64_t)k + 1) << 16) < 4096)
+            roaring_bitmap_add(bm, k << 16 | (lcg() & 0xFFFF));
+    }
+}
+
 static const struct {
     const char *name;
     void (*build)(roaring_bitmap_t *bm);
@@ -98,6 +127,8 @@ static const struct {
     {"dense_two_keys", two_keys, 3 * 65536 + 1234, 4 * 65536 + 77},
     {"dense_top", top, 4294967296u - 5001, 4294967296u},
     {"dense_big_512k", big, 1000003, 3000001},
+    {"dense_card_4096_4097", card_4096_4097, 7 * 65536 + 4321, 8 * 65536 + 1234},
+    {"dense_arrays_512k", arrays_512k, 20 * 65536 + 17, 70 * 65536 - 17},
 };
 
 struct totals { uint64_t sum, in_range, lo, hi; };
@@ -140,15 +171,127 @@ int main(void)
 }
 C
 
+# The proof for bitmapd.to_roaring: C's validator and CRoaring judge what SQL exports.
+cat >"$tmp/check_roaring.c" <<'C'
+/* Reads lines "name TAB stored_hex TAB exported_hex" (exported = bitmapd.to_roaring
+ * of stored) and prints "name TAB verdict TAB cardinality", verdict "ok" or why not:
+ * exported must pass codec_validate, be Roaring, decode to the stored bitmap, and be
+ * byte-identical to the stored bytes (Roaring rows) or to what CRoaring's portable
+ * serialization gives for the stored bitmap without run containers (dense rows). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+
+static int nibble(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* Hex in s[0..n) into a new buffer; NULL on a bad digit or odd length. */
+static uint8_t *unhex(const char *s, size_t n, size_t *len)
+{
+    if (n % 2)
+        return NULL;
+    uint8_t *out = malloc(n / 2 + 1);
+    for (size_t i = 0; out && i < n / 2; i++) {
+        int hi = nibble(s[2 * i]), lo = nibble(s[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            free(out);
+            return NULL;
+        }
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    *len = n / 2;
+    return out;
+}
+
+static const char *check(const uint8_t *stored, size_t slen, const uint8_t *exp, size_t elen,
+                         uint64_t *card)
+{
+    static char why[300];
+    char err[200] = "";
+    if (!codec_validate(exp, elen, err, sizeof(err))) {
+        snprintf(why, sizeof(why), "export fails codec_validate: %s", err);
+        return why;
+    }
+    const char *name = codec_encoding_name(exp, elen);
+    if (!name || strcmp(name, "roaring") != 0)
+        return "export is not roaring";
+    roaring_bitmap_t *a = codec_decode(stored, slen, err, sizeof(err));
+    if (!a) {
+        snprintf(why, sizeof(why), "stored bytes do not decode: %s", err);
+        return why;
+    }
+    roaring_bitmap_t *b = codec_decode(exp, elen, NULL, 0);
+    const char *verdict = NULL;
+    *card = roaring_bitmap_get_cardinality(a);
+    if (!b || !roaring_bitmap_equals(a, b))
+        verdict = "export decodes to another bitmap";
+    else if (strcmp(codec_encoding_name(stored, slen), "roaring") == 0) {
+        if (slen != elen || memcmp(stored, exp, slen) != 0)
+            verdict = "Roaring row not returned unchanged";
+    } else {
+        roaring_bitmap_remove_run_compression(a);
+        size_t want = roaring_bitmap_portable_size_in_bytes(a);
+        char *ref = malloc(want);
+        if (!ref || roaring_bitmap_portable_serialize(a, ref) != want)
+            verdict = "reference serialization failed";
+        else if (want != elen || memcmp(ref, exp, elen) != 0) {
+            size_t i = 0;
+            while (i < want && i < elen && (uint8_t)ref[i] == exp[i])
+                i++;
+            snprintf(why, sizeof(why), "differs from the no-run portable serialization (%zu bytes, export %zu) at byte %zu",
+                     want, elen, i);
+            verdict = why;
+        }
+        free(ref);
+    }
+    roaring_bitmap_free(a);
+    if (b)
+        roaring_bitmap_free(b);
+    return verdict ? verdict : "ok";
+}
+
+int main(void)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, stdin)) > 0) {
+        if (line[n - 1] == '\n')
+            line[--n] = '\0';
+        char *t1 = strchr(line, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+        if (!t2) {
+            printf("?\tmalformed input line\t\n");
+            continue;
+        }
+        *t1 = *t2 = '\0';
+        size_t slen, elen;
+        uint8_t *s = unhex(t1 + 1, (size_t)(t2 - t1 - 1), &slen);
+        uint8_t *e = unhex(t2 + 1, strlen(t2 + 1), &elen);
+        uint64_t card = 0;
+        const char *verdict = s && e ? check(s, slen, e, elen, &card) : "bad hex";
+        printf("%s\t%s\t%" PRIu64 "\n", line, verdict, card);
+        free(s);
+        free(e);
+    }
+    free(line);
+    return ferror(stdout) ? 1 : 0;
+}
+C
+
 CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Iinclude -g"
-# gen_fixtures.c checks each fixture's Roaring cookie: those fixtures are there to
-# cover the Roaring layouts, so they are built with codec_encode_roaring (codec_encode
-# would store some of them as dense, and those are covered by gen_dense below).
 # shellcheck disable=SC2086  # CFLAGS is a list of words
 if ! { cc $CFLAGS -O2 -c -o "$tmp/codec.o" src/codec.c &&
-    cc $CFLAGS -Dcodec_encode=codec_encode_roaring -o "$tmp/gen_fixtures" tests/gen_fixtures.c "$tmp/codec.o" -lroaring &&
-    cc $CFLAGS -O2 -o "$tmp/gen_dense" "$tmp/gen_dense.c" "$tmp/codec.o" -lroaring; } 2>"$tmp/cc.err"; then
-    not_ok "build gen_fixtures and gen_dense: $(tr '\n' ' ' <"$tmp/cc.err")"
+    cc $CFLAGS -o "$tmp/gen_fixtures" tests/gen_fixtures.c "$tmp/codec.o" -lroaring &&
+    cc $CFLAGS -O2 -o "$tmp/gen_dense" "$tmp/gen_dense.c" "$tmp/codec.o" -lroaring &&
+    cc $CFLAGS -O2 -o "$tmp/check_roaring" "$tmp/check_roaring.c" "$tmp/codec.o" -lroaring; } 2>"$tmp/cc.err"; then
+    not_ok "build gen_fixtures, gen_dense and check_roaring: $(tr '\n' ' ' <"$tmp/cc.err")"
     finish
 fi
 if ! "$tmp/gen_fixtures" | sed 's/$/\troaring/' >"$tmp/fixtures" || [ ! -s "$tmp/fixtures" ]; then
@@ -244,11 +387,100 @@ for what in "${!bad[@]}"; do
     expect_error "max_member rejects $what" "SELECT bitmapd.max_member(${bad[$what]});"
     expect_error "containers rejects $what" "SELECT count(*) FROM bitmapd.containers(${bad[$what]});"
     expect_error "encoding rejects $what" "SELECT bitmapd.encoding(${bad[$what]});"
+    expect_error "to_roaring rejects $what" "SELECT bitmapd.to_roaring(${bad[$what]});"
 done
 
 # STRICT: NULL in, nothing out.
 expect "NULL bitmap has no members" "0" "$(sql <<<'SELECT count(*) FROM bitmapd.members(NULL);')"
 expect "NULL bitmap has no encoding" "" "$(sql <<<'SELECT bitmapd.encoding(NULL);')"
+expect "NULL bitmap has no to_roaring" "" "$(sql <<<'SELECT bitmapd.to_roaring(NULL);')"
+
+# ---- bitmapd.to_roaring: the export for other Roaring readers ----------------------
+# export_query SOURCE: for each row (name, bits) of SOURCE, prints
+#   name|stored hex|to_roaring hex|encoding of the export|same members
+# "same members" compares members() of both (for a Roaring row, whose export must be
+# the row itself, the bytes). MATERIALIZED: to_roaring runs once per row.
+export_query() {
+    cat <<SQL
+WITH e AS MATERIALIZED (SELECT name, bits, bitmapd.to_roaring(bits) AS r FROM $1)
+SELECT name, encode(bits, 'hex'), encode(r, 'hex'), bitmapd.encoding(r),
+       CASE WHEN bitmapd.encoding(bits) = 'roaring' THEN r = bits
+            ELSE (SELECT array_agg(m) FROM bitmapd.members(bits) AS m)
+                 IS NOT DISTINCT FROM (SELECT array_agg(m) FROM bitmapd.members(r) AS m) END
+FROM e ORDER BY name;
+SQL
+}
+
+# check_exports LABEL FILE: FILE holds export_query's output. In SQL each export must
+# be Roaring with the row's members; then check_roaring (C) must find it valid, equal
+# to the row's bitmap, and byte-identical to the row (Roaring) or to CRoaring's
+# portable serialization of the bitmap without run containers (dense).
+check_exports() {
+    local label=$1 file=$2 name encoding same verdict card
+    awk -F'|' '{ print $1 "|" $4 "|" $5 }' "$file" >"$tmp/export_sql"
+    awk -F'|' -v OFS='\t' '{ print $1, $2, $3 }' "$file" >"$tmp/export_c"
+    while IFS='|' read -r name encoding same; do
+        expect "$label $name: encoding(to_roaring(bits))" roaring "$encoding"
+        expect "$label $name: to_roaring(bits) has the same members" t "$same"
+    done <"$tmp/export_sql"
+    "$tmp/check_roaring" <"$tmp/export_c" >"$tmp/export_verdicts"
+    while IFS=$'\t' read -r name verdict card; do
+        expect "$label $name: to_roaring(bits) is what CRoaring writes ($card members)" ok "$verdict"
+    done <"$tmp/export_verdicts"
+    expect "$label: check_roaring judged every export" "$(wc -l <"$file")" "$(wc -l <"$tmp/export_verdicts")"
+}
+
+cut -f1,2 "$tmp/fixtures" >"$tmp/fixture_bits"
+# Valid dense bytes codec_encode would not write (Roaring is smaller): members 0 and
+# 3 * 65536, so keys 1 and 2 of the raw bits are empty and must not become containers.
+printf 'handmade_dense_empty_keys\tb10001%s01\n' "$(printf '%049150d' 0)" >>"$tmp/fixture_bits"
+if sql >"$tmp/fixture_exports" <<SQL
+CREATE TEMP TABLE fixture_bits (name text, hex text);
+\copy fixture_bits FROM '$tmp/fixture_bits'
+$(export_query "(SELECT name, decode(hex, 'hex') AS bits FROM fixture_bits) AS f")
+SQL
+then
+    expect "to_roaring: one export per fixture" "$(wc -l <"$tmp/fixture_bits")" "$(wc -l <"$tmp/fixture_exports")"
+    check_exports "fixture" "$tmp/fixture_exports"
+else
+    not_ok "to_roaring of the fixtures: query failed: $(tr '\n' ' ' <"$tmp/psql.err")"
+fi
+
+# check_roaring must be able to say no: a dense row as its own export, a changed
+# byte, and a valid Roaring serialization of the same bitmap that is not the one
+# CRoaring writes without runs (days 20000-20029 as one run container, cookie 12347).
+month=$(awk -F'\t' '$1 == "dense_checkin_30_days" { print $2 }' "$tmp/fixtures")
+month_export=$(awk -F'|' '$1 == "dense_checkin_30_days" { print $3 }' "$tmp/fixture_exports")
+# cookie 3b30 + (count - 1 = 0), run flags 01, key 0, cardinality - 1 = 29, one run
+# starting at 20000 (0x4e20) of length - 1 = 29; no offsets below 4 containers
+month_run=3b3000000100001d000100204e1d00
+verdict_of() { printf 'x\t%s\t%s\n' "$1" "$2" | "$tmp/check_roaring" | cut -f2; }
+expect "check_roaring refuses a dense export" "export is not roaring" "$(verdict_of "$month" "$month")"
+# expect_prefix NAME PREFIX GOT
+expect_prefix() {
+    if [[ $3 == "$2"* ]]; then ok "$1"; else not_ok "$1: expected $2... got $3"; fi
+}
+expect_prefix "check_roaring refuses a changed byte" "export fails codec_validate:" \
+    "$(verdict_of "$month" "${month_export%??}00")"
+expect_prefix "check_roaring refuses an equal bitmap in another Roaring layout" \
+    "differs from the no-run portable serialization" "$(verdict_of "$month" "$month_run")"
+expect "to_roaring returns a Roaring value with runs unchanged" "$month_run|30|20000|20029" \
+    "$(sql <<<"SELECT encode(bitmapd.to_roaring('\\x$month_run'), 'hex'), count(*), min(m), max(m) FROM bitmapd.members('\\x$month_run') AS m;")"
+expect "to_roaring of the empty dense bitmap" "3a30000000000000" "$(sql <<<"SELECT encode(bitmapd.to_roaring('\\xb100'), 'hex');")"
+
+# A stored (TOASTed) 512 KiB dense value of bitsets, and one of 64 array containers
+# (the most array members a dense value of that size can hold): timings, not checks.
+for f in dense_big_512k dense_arrays_512k; do
+    hex=$(awk -F'\t' -v f=$f '$1 == f { print $2 }' "$tmp/fixtures")
+    timing=$(sql <<SQL
+CREATE TEMP TABLE t AS SELECT decode('$hex', 'hex') AS bits;
+\timing on
+SELECT octet_length(bits), octet_length(bitmapd.to_roaring(bits)) FROM t;
+SELECT octet_length(bitmapd.to_roaring(bits)) FROM t;
+SQL
+    )
+    echo "# to_roaring of a stored $f value (bytes stored|exported, then times of 2 runs): $(tr '\n' ' ' <<<"$timing")"
+done
 
 # A stored (TOASTed) 512 KiB dense value: members() must take seconds, not minutes
 # (see the performance note at the top of sql/010_codec.sql).
@@ -308,5 +540,59 @@ service_row "service: 1825 ids over 10,000,000" "sqlm:sparse" roaring 4882 12345
 expect "service: DEL" "1" "$(rcli DEL sqlm:checkin 2>&1)"
 expect "service: a deleted key's row is B1 00" "dense|b100|0|0" \
     "$(sql <<<"SELECT bitmapd.encoding(bits), encode(bits, 'hex'), cardinality, (SELECT count(*) FROM bitmapd.members(bits)) FROM bitmapd.bitmaps WHERE key = 'sqlm:checkin'::bytea;")"
+
+# ---- to_roaring of rows the service wrote over HTTP and RESP ------------------------
+# Users of this run: a block of ids of our own, so reruns on one database do not mix.
+RUN_BASE=$((($(date +%s) % 1000000 * 1000 + RANDOM % 1000) * 1000))
+u_dense=$((RUN_BASE + 1)) u_run=$((RUN_BASE + 2)) u_sparse=$((RUN_BASE + 3)) u_checkin=$((RUN_BASE + 4))
+# expect_http NAME METHOD PATH [BODY]: the answer must be 200.
+expect_http() {
+    http "${@:2}"
+    expect "$1: HTTP $2 ${3%%\?*}" 200 "$HTTP_STATUS"
+}
+expect_http "service: every other message id" POST "/v1/users/$u_dense/pushes" \
+    "{\"messages\": [$(seq -s, 1 2 599)]}"
+expect_http "service: read marks" POST "/v1/users/$u_dense/reads" '{"messages": [1, 3, 5, 99, 599]}'
+expect_http "service: 300 consecutive ids (one run)" POST "/v1/users/$u_run/pushes" \
+    "{\"messages\": [$(seq -s, 1000 1299)]}"
+expect_http "service: ids over the whole 32-bit range" POST "/v1/users/$u_sparse/pushes" \
+    "{\"messages\": [$(seq -s, 7 40000003 4294967295), 4294967295]}"
+expect_http "service: a check-in today" POST "/v1/users/$u_checkin/checkins"
+expect_http "service: a back-filled check-in" POST "/v1/users/$u_checkin/checkins" \
+    "{\"date\": \"$(date -u -d '-3 days' +%F)\"}"
+rcli DEL sqlm:max >/dev/null 2>&1
+expect "service: SETBIT at 2^32 - 1" 0 "$(rcli SETBIT sqlm:max 4294967295 1 2>&1)"
+# 512 KiB of pseudo-random bytes through SET: Redis numbers bits from the top of each
+# byte, so the service stores other raw bits than these bytes, and chooses dense.
+python3 -c 'import random, sys; sys.stdout.buffer.write(random.Random(512).randbytes(524288))' >"$tmp/big.bin"
+expect "service: SET of a 512 KiB value" OK "$(rcli -x SET sqlm:big <"$tmp/big.bin" 2>&1)"
+expect "service: STRLEN of the 512 KiB value" 524288 "$(rcli STRLEN sqlm:big 2>&1)"
+
+keys=(sqlm:checkin sqlm:month sqlm:receipt sqlm:sparse sqlm:max sqlm:big
+    "message:push:$u_dense" "message:read:$u_dense" "message:push:$u_run" "message:push:$u_sparse"
+    "checkin:$u_checkin")
+key_list=$(printf "convert_to('%s', 'UTF8')," "${keys[@]}")
+expect "service: rows of every key, dense and Roaring" "${#keys[@]}|t|t" "$(sql <<SQL
+SELECT count(*), bool_or(bitmapd.encoding(bits) = 'dense'), bool_or(bitmapd.encoding(bits) = 'roaring')
+FROM bitmapd.bitmaps WHERE key IN (${key_list%,});
+SQL
+)"
+expect "service: the 512 KiB value is stored dense" dense \
+    "$(sql <<<"SELECT bitmapd.encoding(bits) FROM bitmapd.bitmaps WHERE key = 'sqlm:big'::bytea;")"
+echo "# SETBIT sqlm:max 4294967295 1 stores (encoding|bytes): $(sql <<<"SELECT bitmapd.encoding(bits), octet_length(bits) FROM bitmapd.bitmaps WHERE key = 'sqlm:max'::bytea;")"
+if sql >"$tmp/service_exports" <<SQL; then
+$(export_query "(SELECT convert_from(key, 'UTF8') AS name, bits FROM bitmapd.bitmaps
+                 WHERE key IN (${key_list%,})) AS k")
+SQL
+    check_exports "service" "$tmp/service_exports"
+else
+    not_ok "to_roaring of the service's rows: query failed: $(tr '\n' ' ' <"$tmp/psql.err")"
+fi
+echo "# to_roaring of the stored 512 KiB row sqlm:big (bytes stored|exported, times of 2 runs): $(sql <<SQL | tr '\n' ' '
+\timing on
+SELECT octet_length(bits), octet_length(bitmapd.to_roaring(bits)) FROM bitmapd.bitmaps WHERE key = 'sqlm:big'::bytea;
+SELECT octet_length(bitmapd.to_roaring(bits)) FROM bitmapd.bitmaps WHERE key = 'sqlm:big'::bytea;
+SQL
+)"
 
 finish
