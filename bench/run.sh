@@ -429,7 +429,7 @@ storage_table() {
   if ((ROW_USERS > 0)); then
     echo "| users 0–$(thousands $((ROW_USERS - 1))), $(thousands "$ids_pu") ids each, stored as … | bytes per user | relative to bitmapd |"
     echo "|---|---:|---:|"
-    printf '| bitmapd: the push bitmap alone, Roaring portable serialization (`octet_length(bits)`) | %s | |\n' \
+    printf '| bitmapd: the push bitmap alone, as stored (Roaring or dense; `octet_length(bits)`) | %s | |\n' \
       "$(thousands "$sub_push_pu")"
     printf '| **bitmapd: the rows as stored** (a copy of these users'"'"' %s rows of `bitmapd.bitmaps`; `pg_total_relation_size`: heap, TOAST, key index) | **%s** | 1× |\n' \
       "$(thousands "$sub_rows")" "$(thousands "$sub_rel_pu")"

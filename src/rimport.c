@@ -697,7 +697,7 @@ static void imp_summary(const struct imp *im, double elapsed)
     if (s->dup) printf("  repeated   %llu keys (returned twice by SCAN, handled once)\n", (unsigned long long)s->dup);
     printf("  failed     %llu keys\n", (unsigned long long)s->failed);
     for (int i = 0; i < s->nerrors; i++) printf("    %s\n", s->errors[i]);
-    printf("  bytes      %llu as Redis values, %llu as stored Roaring bitmaps", (unsigned long long)s->redis_bytes,
+    printf("  bytes      %llu as Redis values, %llu as stored", (unsigned long long)s->redis_bytes,
            (unsigned long long)s->stored_bytes);
     if (s->stored_bytes) printf(" (ratio %.2f)", (double)s->redis_bytes / (double)s->stored_bytes);
     printf("\n  elapsed    %.2f s\n", elapsed);
