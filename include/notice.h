@@ -6,6 +6,8 @@
  *   notice:{id}:audiences       audience ids of the notice; it exists iff this has
  *                               members; the single member 4294967295 = "deleting"
  *   notice:{id}:readers         user ids that read the notice
+ *   notice:{id}:preread         preread users whose read bit is not written yet
+ *                               (empty unless a create's preread is unfinished)
  *   notice:audience:{aud}       ids of the live notices of the audience (the index)
  *   notice:user:{user}:read     ids of the notices the user read
  *   notice:audience:{aud}:users the audience's users, when the service was told */

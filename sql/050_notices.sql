@@ -1,6 +1,8 @@
 -- Announcements (seed 004), re-applied by every `bitmapd --migrate`.
 -- A notice is the rows notice:{id}:audiences (its audience ids; the single member
--- 4294967295 while a delete runs) and notice:{id}:readers (user ids that read it);
+-- 4294967295 while a delete runs), notice:{id}:readers (user ids that read it) and
+-- notice:{id}:preread (preread users whose read bits are not written yet: empty
+-- unless a create's preread is unfinished);
 -- notice:audience:{aud} lists the live notices of an audience, notice:user:{u}:read
 -- the notices user u read, notice:audience:{aud}:users the audience's users when the
 -- service was told them. docs/notices.md describes the protocol.
@@ -10,6 +12,7 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
     SELECT convert_to(CASE part
                           WHEN 'audiences' THEN 'notice:' || n || ':audiences'
                           WHEN 'readers' THEN 'notice:' || n || ':readers'
+                          WHEN 'preread' THEN 'notice:' || n || ':preread'
                           WHEN 'audience' THEN 'notice:audience:' || n
                           WHEN 'user_read' THEN 'notice:user:' || n || ':read'
                           WHEN 'audience_users' THEN 'notice:audience:' || n || ':users'
@@ -19,14 +22,17 @@ $$;
 -- One row per notice, live or being deleted. The key range 'notice:0' … 'notice::'
 -- holds exactly the keys notice:{digits}…, so this is an index range scan, never a
 -- scan of the table; the pattern then keeps the canonical audiences keys.
-CREATE OR REPLACE VIEW bitmapd.notices AS
+-- preread_pending > 0: a create's preread is unfinished (a repeated POST finishes it).
+DROP VIEW IF EXISTS bitmapd.notices;
+CREATE VIEW bitmapd.notices AS
 SELECT k.id,
        m.audiences,
        CASE WHEN m.deleting THEN 'deleting' ELSE 'live' END AS state,
        coalesce(r.cardinality, 0)                            AS readers,
-       octet_length(a.bits) + coalesce(octet_length(r.bits), 0) AS bytes,
+       coalesce(p.cardinality, 0)                            AS preread_pending,
+       octet_length(a.bits) + coalesce(octet_length(r.bits), 0) + coalesce(octet_length(p.bits), 0) AS bytes,
        a.version,
-       greatest(a.updated_at, r.updated_at)                  AS updated_at
+       greatest(a.updated_at, r.updated_at, p.updated_at)    AS updated_at
   FROM bitmapd.bitmaps a
  CROSS JOIN LATERAL (
        SELECT substring(encode(a.key, 'escape') FROM '^notice:(0|[1-9][0-9]{0,9}):audiences$')::bigint AS id) k
@@ -35,12 +41,13 @@ SELECT k.id,
               bool_or(x = 4294967295) AS deleting
          FROM bitmapd.members(a.bits) AS x) m
   LEFT JOIN bitmapd.bitmaps r ON r.key = bitmapd.notice_key('readers', k.id)
+  LEFT JOIN bitmapd.bitmaps p ON p.key = bitmapd.notice_key('preread', k.id)
  WHERE a.key >= convert_to('notice:0', 'UTF8') AND a.key < convert_to('notice::', 'UTF8')
    AND k.id <= 4294967295
    AND a.cardinality > 0;
 
 COMMENT ON VIEW bitmapd.notices IS
-  'Notices (seed 004): audiences, state live|deleting, readers, bytes of the two rows, version of the audiences row';
+  'Notices (seed 004): audiences, state live|deleting, readers, preread users still pending, bytes of the three rows, version of the audiences row';
 
 -- Members of the row stored under key (none if there is no such row).
 CREATE OR REPLACE FUNCTION bitmapd._notice_members(k bytea) RETURNS SETOF bigint

@@ -25,7 +25,7 @@
 
 /* ---- keys ----------------------------------------------------------------------- */
 
-enum nkey { NK_AUDIENCES, NK_READERS, NK_INDEX, NK_USER_READ, NK_AUDIENCE_USERS };
+enum nkey { NK_AUDIENCES, NK_READERS, NK_PREREAD, NK_INDEX, NK_USER_READ, NK_AUDIENCE_USERS };
 
 static size_t nkey_name(char *buf, enum nkey kind, uint32_t n)
 {
@@ -33,6 +33,7 @@ static size_t nkey_name(char *buf, enum nkey kind, uint32_t n)
     switch (kind) {
     case NK_AUDIENCES: len = snprintf(buf, NKEY_MAX, "notice:%u:audiences", n); break;
     case NK_READERS: len = snprintf(buf, NKEY_MAX, "notice:%u:readers", n); break;
+    case NK_PREREAD: len = snprintf(buf, NKEY_MAX, "notice:%u:preread", n); break;
     case NK_INDEX: len = snprintf(buf, NKEY_MAX, "notice:audience:%u", n); break;
     case NK_USER_READ: len = snprintf(buf, NKEY_MAX, "notice:user:%u:read", n); break;
     case NK_AUDIENCE_USERS: len = snprintf(buf, NKEY_MAX, "notice:audience:%u:users", n); break;
@@ -198,14 +199,14 @@ enum nop_kind { NOP_CREATE, NOP_MOVE, NOP_DELETE, NOP_MARK, NOP_AUDIENCE };
 enum nop_step {
     STEP_NEW,
     STEP_LOAD,    /* PUT, DELETE, mark: reading notice:{id}:audiences (PUT, DELETE build their key lists from it) */
-    STEP_CREATE,  /* POST: unit {audiences, readers, index keys of the audiences} */
-    STEP_PREREAD, /* POST: preread users' read bitmaps get the id, a slice per wpath run */
+    STEP_CREATE,  /* POST: unit {audiences, readers, preread, index keys of the audiences} */
+    STEP_PREREAD, /* POST: pending preread users' read bitmaps get the id, a slice per wpath run */
     STEP_MOVE,    /* PUT: unit {audiences, index keys of old ∪ new audiences} */
     STEP_UNLIST,  /* DELETE 1: unit {audiences, index keys}: out of the index, marked deleting */
     STEP_READERS, /* DELETE: reading notice:{id}:readers */
     STEP_UNREAD,  /* DELETE 2: units {audiences (checked), readers' read bitmaps} lose the id, a slice per run */
-    STEP_CLEAR,   /* DELETE 3: unit {audiences, readers}: both emptied, the id is free */
-    STEP_MARK,    /* read mark: unit {audiences (version check only), readers, user's reads} */
+    STEP_CLEAR,   /* DELETE 3: unit {audiences, readers, preread}: all emptied, the id is free */
+    STEP_MARK,    /* read mark: unit {audiences (version check only), readers, preread, user's reads} */
     STEP_USERS,   /* audience users: unit {notice:audience:{aud}:users} */
 };
 
@@ -224,7 +225,8 @@ struct nop {
     bool replace;            /* NOP_AUDIENCE: PUT replaces the users, POST adds */
     roaring_bitmap_t *want;  /* audiences asked for (create, move); users (audience) */
     roaring_bitmap_t *old;   /* audiences the key list was built from (move, delete) */
-    roaring_bitmap_t *users; /* preread users (create); readers being unmarked (delete) */
+    roaring_bitmap_t *users; /* preread users of the body (create); readers being unmarked (delete) */
+    roaring_bitmap_t *pending; /* create: the notice's pending preread users, as committed */
     uint32_t *key_aud;       /* move: the audience of index key k+1 */
     uint32_t *slice_ids;     /* preread: the users of the slice in flight */
     uint64_t pos;            /* fan-out: rank where the next slice of users starts */
@@ -252,17 +254,29 @@ static void nop_free(struct nop *n)
     if (n->want) roaring_bitmap_free(n->want);
     if (n->old) roaring_bitmap_free(n->old);
     if (n->users) roaring_bitmap_free(n->users);
+    if (n->pending) roaring_bitmap_free(n->pending);
     if (n->reject_body) json_decref(n->reject_body);
     free(n->key_aud);
     free(n->slice_ids);
     free(n);
 }
 
+/* The client left. Before anything committed, the request stops at its next
+ * statement. After a create or a delete committed its first write, the request
+ * finishes its bounded remaining work (preread marks; unmarking and clearing), so
+ * that no notice is left half written for lack of a client; the answer goes nowhere. */
 static void nop_gone(struct http_ctx *c)
 {
     struct nop *n = c->op;
     n->gone = true;
-    if (n->wp) wpath_abandon(n->wp);
+    switch (n->step) {
+    case STEP_PREREAD:
+    case STEP_READERS:
+    case STEP_UNREAD:
+    case STEP_CLEAR: break;
+    default:
+        if (n->wp) wpath_abandon(n->wp);
+    }
 }
 
 static struct nop *nop_new(struct http_ctx *c, enum nop_kind kind, uint32_t id)
@@ -432,11 +446,14 @@ static void create_answer(struct nop *n)
     nop_reply(n, n->created ? 201 : 200, out, n->version);
 }
 
-/* keys: [0] audiences, [1] readers, [2 …] the index key of each audience. */
+/* keys: [0] audiences, [1] readers, [2] preread (pending), [3 …] the index key of
+ * each audience. The preread users become readers here; those that were not
+ * readers yet also join the pending set, whose read bits the fan-out writes next.
+ * Invariant: pending ⊆ readers, and a reader lacks the read bit only while pending. */
 static enum wp_mutation create_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
-    roaring_bitmap_t *aud = u->keys[0].bm, *readers = u->keys[1].bm;
+    roaring_bitmap_t *aud = u->keys[0].bm, *readers = u->keys[1].bm, *pending = u->keys[2].bm, *fresh;
     enum notice_state state = notice_state_of(aud);
     bool any = false;
 
@@ -447,18 +464,25 @@ static enum wp_mutation create_mutate(struct wpath *wp, struct wp_unit *u, void 
     if (state == NOTICE_LIVE && !same_set(aud, n->want))
         return nop_reject(n, 409, "notice_exists",
                           "notice %u exists with other audiences; PUT /v1/notices/%u changes them", n->id, n->id);
-    uint64_t before = roaring_bitmap_get_cardinality(readers);
-    if (state == NOTICE_MISSING) {
+    if (state == NOTICE_MISSING) { /* a new notice has only its preread readers */
         n->created = true;
         set_to(aud, n->want);
         u->keys[0].dirty = any = true;
-        roaring_bitmap_clear(readers); /* a new notice has only its preread readers */
+        for (int k = 1; k <= 2; k++) {
+            if (roaring_bitmap_is_empty(u->keys[k].bm)) continue;
+            roaring_bitmap_clear(u->keys[k].bm);
+            u->keys[k].dirty = any = true;
+        }
     }
-    roaring_bitmap_or_inplace(readers, n->users);
-    u->keys[1].dirty = n->created ? before || !roaring_bitmap_is_empty(readers)
-                                  : roaring_bitmap_get_cardinality(readers) != before;
-    any |= u->keys[1].dirty;
-    for (int k = 2; k < u->nkeys; k++) { /* also repairs an index that lost the id */
+    if (!(fresh = roaring_bitmap_andnot(n->users, readers)))
+        return nop_reject(n, 500, "internal", "out of memory");
+    if (!roaring_bitmap_is_empty(fresh)) {
+        roaring_bitmap_or_inplace(readers, fresh);
+        roaring_bitmap_or_inplace(pending, fresh);
+        u->keys[1].dirty = u->keys[2].dirty = any = true;
+    }
+    roaring_bitmap_free(fresh);
+    for (int k = 3; k < u->nkeys; k++) { /* also repairs an index that lost the id */
         if (roaring_bitmap_contains(u->keys[k].bm, n->id)) continue;
         roaring_bitmap_add(u->keys[k].bm, n->id);
         u->keys[k].dirty = any = true;
@@ -478,14 +502,12 @@ static void create_done(struct wpath *wp, enum wp_status st, const char *msg, vo
     }
     n->version = u->keys[0].version;
     n->count = roaring_bitmap_get_cardinality(u->keys[1].bm);
+    n->pending = u->keys[2].bm; /* also what an earlier, unfinished preread left */
+    u->keys[2].bm = NULL;
     wpath_free(wp);
     n->wp = NULL;
-    if (n->gone) {
-        nop_fail_gone(n);
-        return;
-    }
     n->pos = 0;
-    preread_slice(n);
+    preread_slice(n); /* also when the client left: the notice is committed, finish it */
 }
 
 static const struct wpath_ops create_ops = {create_mutate, create_done};
@@ -496,14 +518,15 @@ static void create_start(struct nop *n)
     struct wpath *wp = nop_wpath(n, 1, &create_ops, false);
     if (!wp) return;
     struct wp_unit *u = &wpath_units(wp)[0];
-    if (!wpath_unit_keys(u, 2 + (int)naud)) {
+    if (!wpath_unit_keys(u, 3 + (int)naud)) {
         wpath_free(wp);
         nop_error(n, 500, "internal", "out of memory");
         return;
     }
     nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
     nkey_set(&u->keys[1], NK_READERS, n->id);
-    int k = 2;
+    nkey_set(&u->keys[2], NK_PREREAD, n->id);
+    int k = 3;
     roaring_uint32_iterator_t *it = roaring_create_iterator(n->want);
     for (; it && it->has_value; roaring_advance_uint32_iterator(it)) nkey_set(&u->keys[k++], NK_INDEX, it->current_value);
     if (it) roaring_free_uint32_iterator(it);
@@ -515,17 +538,18 @@ static void create_start(struct nop *n)
     nop_run(n, STEP_CREATE, wp);
 }
 
-/* Preread. Each unit is {audiences, readers (both only checked), K users' read
- * bitmaps}; a user's bit is set only if the notice is live and the user is still
- * among its readers, in the snapshot whose versions the compare-and-swap checks.
- * So a delete that began (audiences moved), an unread mark (readers moved) or a
- * notice deleted and created again never gets a bit it would not account for:
- * every set bit belongs to a user in the readers, where DELETE finds it. One unit
- * per statement, because a key may appear only once in a statement. */
+/* Preread. Each unit is {audiences (only checked), preread (the pending set), K
+ * users' read bitmaps}. A user's bit is set only while the notice is live and the
+ * user still pending — a read or unread mark takes its user out of the pending set
+ * in its own compare-and-swap, and a delete begins by changing the audiences — so
+ * every bit set belongs to a reader, where DELETE finds it. The readers row, which
+ * every read mark rewrites, is not in the unit: marks of other users never make a
+ * batch conflict. The last batch leaves the pending set empty. One unit per
+ * statement, because a key may appear only once in a statement. */
 static enum wp_mutation preread_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
-    const roaring_bitmap_t *readers = u->keys[1].bm;
+    roaring_bitmap_t *pending = u->keys[1].bm;
     uint32_t user;
     bool any = false;
 
@@ -534,11 +558,30 @@ static enum wp_mutation preread_mutate(struct wpath *wp, struct wp_unit *u, void
                           "notice %u was deleted while its preread marks were being written", n->id);
     for (int k = 2; k < u->nkeys; k++) {
         user = n->slice_ids[u->aux + (uint64_t)k - 2]; /* key k is notice:user:{user}:read */
-        if (!roaring_bitmap_contains(readers, user) || roaring_bitmap_contains(u->keys[k].bm, n->id)) continue;
+        if (!roaring_bitmap_contains(pending, user)) continue;
+        roaring_bitmap_remove(pending, user);
+        u->keys[1].dirty = any = true;
+        if (roaring_bitmap_contains(u->keys[k].bm, n->id)) continue;
         roaring_bitmap_add(u->keys[k].bm, n->id);
-        u->keys[k].dirty = any = true;
+        u->keys[k].dirty = true;
     }
     return any ? WP_CHANGED : WP_UNCHANGED;
+}
+
+/* A preread batch failed after the notice was committed: the answer says that the
+ * remaining users stay in the pending set and how to finish them. */
+static void preread_fail(struct nop *n, enum wp_status st, const char *detail)
+{
+    int status = st == WP_UNAVAILABLE || st == WP_CONFLICTED ? 503 : 500;
+    const char *code = st == WP_UNAVAILABLE   ? "db_unavailable"
+                       : st == WP_CONFLICTED ? "conflict_retries_exhausted"
+                       : st == WP_CORRUPT    ? "corrupt_bitmap"
+                                             : "internal";
+    if (st == WP_CONFLICTED) detail = "too many concurrent writers";
+    nop_error(n, status, code,
+              "notice %u is committed, but some preread users' read marks are not written yet "
+              "(stats: preread_pending); repeat this POST to finish them: %s",
+              n->id, detail ? detail : "");
 }
 
 static void preread_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
@@ -546,27 +589,32 @@ static void preread_done(struct wpath *wp, enum wp_status st, const char *msg, v
     struct nop *n = arg;
     struct wp_unit *units = wpath_units(wp);
 
-    if (!nop_run_ok_or_reply(n, wp, st, msg)) return;
-    for (size_t i = 0; i < wpath_nunits(wp); i++)
+    if (st != WP_OK) {
+        preread_fail(n, st, msg);
+        return;
+    }
+    for (size_t i = 0; i < wpath_nunits(wp); i++) {
         if (units[i].status == WP_REJECTED) {
             nop_reply_rejection(n);
             return;
         }
+        if (units[i].status != WP_OK) {
+            preread_fail(n, units[i].status, units[i].status == WP_CORRUPT ? units[i].error : NULL);
+            return;
+        }
+    }
     wpath_free(wp);
     n->wp = NULL;
-    if (n->gone) {
-        nop_fail_gone(n);
-        return;
-    }
     n->pos += n->slice;
-    preread_slice(n);
+    preread_slice(n); /* also when the client left */
 }
 
 static const struct wpath_ops preread_ops = {preread_mutate, preread_done};
 
+/* The next slice of the pending users, as committed by the create unit. */
 static void preread_slice(struct nop *n)
 {
-    uint64_t total = roaring_bitmap_get_cardinality(n->users);
+    uint64_t total = roaring_bitmap_get_cardinality(n->pending);
     int batch = n->c->app->cfg->pg_batch_keys;
     size_t per = batch > 2 ? (size_t)batch - 2 : 1, count, nunits;
     uint32_t *ids;
@@ -580,7 +628,7 @@ static void preread_slice(struct nop *n)
     count = (size_t)(total - n->pos < SLICE_USERS ? total - n->pos : SLICE_USERS);
     nunits = (count + per - 1) / per;
     if (!(ids = malloc(count * sizeof(*ids))) ||
-        !roaring_bitmap_range_uint32_array(n->users, (size_t)n->pos, count, ids)) {
+        !roaring_bitmap_range_uint32_array(n->pending, (size_t)n->pos, count, ids)) {
         free(ids);
         nop_error(n, 500, "internal", "out of memory");
         return;
@@ -598,7 +646,7 @@ static void preread_slice(struct nop *n)
         }
         u->aux = next; /* where the unit's users start in slice_ids */
         nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
-        nkey_set(&u->keys[1], NK_READERS, n->id);
+        nkey_set(&u->keys[1], NK_PREREAD, n->id);
         for (size_t j = 0; j < m; j++) nkey_set(&u->keys[2 + j], NK_USER_READ, ids[next++]);
     }
     n->slice = count;
@@ -795,10 +843,10 @@ static void unlist_done(struct wpath *wp, enum wp_status st, const char *msg, vo
     n->version = wpath_units(wp)[0].keys[0].version; /* the deleting mark this delete works for */
     wpath_free(wp);
     n->wp = NULL;
-    if (n->gone)
+    if (!restart)
+        delete_readers(n); /* also when the client left: finish what step 1 began */
+    else if (n->gone)
         nop_fail_gone(n);
-    else if (!restart)
-        delete_readers(n);
     else if (nop_restart_or_reply(n))
         nop_load_audiences(n);
 }
@@ -856,9 +904,7 @@ static void delete_readers_loaded(struct bmload *l, enum bmload_status st, const
     struct nop *n = arg;
     if (st != BMLOAD_OK) {
         nop_fail_load(n, st, msg);
-    } else if (n->gone) {
-        nop_fail_gone(n);
-    } else {
+    } else { /* also when the client left */
         n->users = keys[0].bm;
         keys[0].bm = NULL;
         n->count = roaring_bitmap_get_cardinality(n->users);
@@ -922,12 +968,8 @@ static void unread_done(struct wpath *wp, enum wp_status st, const char *msg, vo
         nop_reply_stale_delete(n);
         return;
     }
-    if (n->gone) {
-        nop_fail_gone(n);
-        return;
-    }
     n->pos += n->slice;
-    unread_slice(n);
+    unread_slice(n); /* also when the client left */
 }
 
 static const struct wpath_ops unread_ops = {unread_mutate, unread_done};
@@ -977,19 +1019,20 @@ static void unread_slice(struct nop *n)
     nop_run(n, STEP_UNREAD, wp);
 }
 
-/* keys: [0] audiences, [1] readers. Only the deleting mark this delete read is
- * cleared: otherwise another DELETE finished first (and the id may be reused). */
+/* keys: [0] audiences, [1] readers, [2] preread (pending users: readers, so step 2
+ * has unmarked them). Only the deleting mark this delete read is cleared: otherwise
+ * another DELETE finished first (and the id may be reused). */
 static enum wp_mutation clear_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
-    roaring_bitmap_t *aud = u->keys[0].bm, *readers = u->keys[1].bm;
 
     if (!still_deleting(n, &u->keys[0])) return WP_REJECT;
-    roaring_bitmap_clear(aud);
+    roaring_bitmap_clear(u->keys[0].bm);
     u->keys[0].dirty = true;
-    if (!roaring_bitmap_is_empty(readers)) {
-        roaring_bitmap_clear(readers);
-        u->keys[1].dirty = true;
+    for (int k = 1; k <= 2; k++) {
+        if (roaring_bitmap_is_empty(u->keys[k].bm)) continue;
+        roaring_bitmap_clear(u->keys[k].bm);
+        u->keys[k].dirty = true;
     }
     return WP_CHANGED;
 }
@@ -1015,9 +1058,14 @@ static void clear_start(struct nop *n)
     struct wpath *wp = nop_wpath(n, 1, &clear_ops, false);
     if (!wp) return;
     struct wp_unit *u = &wpath_units(wp)[0];
-    u->nkeys = 2;
+    if (!wpath_unit_keys(u, 3)) {
+        wpath_free(wp);
+        nop_error(n, 500, "internal", "out of memory");
+        return;
+    }
     nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
     nkey_set(&u->keys[1], NK_READERS, n->id);
+    nkey_set(&u->keys[2], NK_PREREAD, n->id);
     nop_run(n, STEP_CLEAR, wp);
 }
 
@@ -1035,16 +1083,20 @@ void notice_delete(struct http_ctx *c)
 /* ---- read marks ------------------------------------------------------------------------ */
 
 /* keys: [0] audiences (never written: its version check keeps a mark from committing
- * after a concurrent delete began), [1] readers, [2] the user's read bitmap. */
+ * after a concurrent delete began), [1] readers, [2] preread (pending users), [3] the
+ * user's read bitmap. A mark settles the user's read state itself, so it takes the
+ * user out of the pending set: a preread batch then leaves the user alone (an unread
+ * mark must not be undone by a late preread bit). */
 static enum wp_mutation mark_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
     enum notice_state state = notice_state_of(u->keys[0].bm);
+    bool any;
 
     n->changed = false;
     if (state == NOTICE_MISSING) return nop_reject(n, 404, "not_found", "no notice %u", n->id);
     if (state == NOTICE_DELETING) return nop_reject(n, 404, "not_found", "notice %u is being deleted", n->id);
-    for (int k = 1; k <= 2; k++) {
+    for (int k = 1; k <= 3; k += 2) {
         roaring_bitmap_t *bm = u->keys[k].bm;
         uint32_t member = k == 1 ? n->user : n->id;
         if (roaring_bitmap_contains(bm, member) == n->read) continue;
@@ -1054,7 +1106,12 @@ static enum wp_mutation mark_mutate(struct wpath *wp, struct wp_unit *u, void *a
             roaring_bitmap_remove(bm, member);
         u->keys[k].dirty = n->changed = true;
     }
-    return n->changed ? WP_CHANGED : WP_UNCHANGED;
+    any = n->changed;
+    if (roaring_bitmap_contains(u->keys[2].bm, n->user)) {
+        roaring_bitmap_remove(u->keys[2].bm, n->user);
+        u->keys[2].dirty = any = true;
+    }
+    return any ? WP_CHANGED : WP_UNCHANGED;
 }
 
 static void mark_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
@@ -1088,14 +1145,15 @@ static void mark_loaded(struct nop *n, struct bmload_key *audiences)
     }
     if (!(wp = nop_wpath(n, 1, &mark_ops, false))) return;
     struct wp_unit *u = &wpath_units(wp)[0];
-    if (!wpath_unit_keys(u, 3)) {
+    if (!wpath_unit_keys(u, 4)) {
         wpath_free(wp);
         nop_error(n, 500, "internal", "out of memory");
         return;
     }
     nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
     nkey_set(&u->keys[1], NK_READERS, n->id);
-    nkey_set(&u->keys[2], NK_USER_READ, n->user);
+    nkey_set(&u->keys[2], NK_PREREAD, n->id);
+    nkey_set(&u->keys[3], NK_USER_READ, n->user);
     nop_run(n, STEP_MARK, wp);
 }
 
@@ -1197,6 +1255,7 @@ struct nread {
     bool cursor;
     uint64_t before;
     roaring_bitmap_t *audiences, *readers; /* stats: from the first load */
+    uint64_t pending;                       /* stats: preread users whose read bits are not written yet */
     int64_t version;
 };
 
@@ -1375,10 +1434,11 @@ static void stats_users_loaded(struct bmload *l, enum bmload_status st, const ch
         roaring_bitmap_free(all);
     }
     http_reply_json(r->c, 200,
-                    json_pack("{s:I,s:o,s:I,s:o,s:o,s:I}", "id", (json_int_t)r->id, "audiences",
+                    json_pack("{s:I,s:o,s:I,s:o,s:o,s:I,s:I}", "id", (json_int_t)r->id, "audiences",
                               audiences_json(r->audiences), "readers",
                               (json_int_t)roaring_bitmap_get_cardinality(r->readers), "audience_size", size,
-                              "unread", unread, "version", (json_int_t)r->version),
+                              "unread", unread, "preread_pending", (json_int_t)r->pending, "version",
+                              (json_int_t)r->version),
                     r->version);
 done:
     nread_free(r);
@@ -1398,6 +1458,7 @@ static void stats_loaded(struct bmload *l, enum bmload_status st, const char *ms
     }
     r->audiences = keys[0].bm;
     r->readers = keys[1].bm;
+    r->pending = roaring_bitmap_get_cardinality(keys[2].bm);
     r->version = keys[0].version;
     keys[0].bm = keys[1].bm = NULL;
     bmload_free(l);
@@ -1416,6 +1477,6 @@ void notice_stats(struct http_ctx *c)
 
     if (!param_notice_or_reply(c, 0, &id) || !no_query_or_reply(c) || !(r = nread_new(c))) return;
     r->id = id;
-    struct nkey_ref refs[2] = {{NK_AUDIENCES, id}, {NK_READERS, id}};
-    nread_start(r, refs, 2, stats_loaded);
+    struct nkey_ref refs[3] = {{NK_AUDIENCES, id}, {NK_READERS, id}, {NK_PREREAD, id}};
+    nread_start(r, refs, 3, stats_loaded);
 }

@@ -59,6 +59,10 @@ user_has() {
   "${PSQL[@]}" -c "SELECT CASE WHEN EXISTS (SELECT 1 FROM bitmapd.bitmaps b, bitmapd.members(b.bits) m
                     WHERE b.key = bitmapd.notice_key('user_read', $2) AND m = $1) THEN 'yes' ELSE 'no' END"
 }
+# pending_of NOTICE — members of notice:{id}:preread (preread users whose read bits are not written yet)
+pending_of() {
+  "${PSQL[@]}" -c "SELECT coalesce((SELECT cardinality FROM bitmapd.bitmaps WHERE key = convert_to('notice:' || $1 || ':preread', 'UTF8')), 0)"
+}
 view_row() { # NOTICE — "audiences|state|readers|version" from bitmapd.notices
   "${PSQL[@]}" -c "SELECT audiences::text || '|' || state || '|' || readers || '|' || version
                      FROM bitmapd.notices WHERE id = $1"
@@ -392,6 +396,46 @@ if start_service --set service.log_level=debug --set postgres.query_timeout_ms=1
   stop_service "$(sed -n 's|.*:\([0-9]*\)$|\1|p' <<<"$SECOND_URL")"
 fi
 use_main
+
+# --- a preread left unfinished: recorded, shown, finished by a repeated POST or a DELETE -------------
+# A preread that stops (database connection lost, retries exhausted) leaves users
+# among the readers, and in notice:{id}:preread, without their read bit. That
+# state is made here through RESP for PU2, PU3, PU4.
+PP=$(nid 17) PU1=$(usr 630) PU2=$(usr 631) PU3=$(usr 632) PU4=$(usr 633) PU5=$(usr 634)
+http POST /v1/notices "{\"id\": $PP, \"audiences\": [$OPS], \"preread\": [$PU1]}"
+check "pending preread: created with 1 preread user, nothing pending" "201 0" "$HTTP_STATUS $(pending_of "$PP")"
+for u in "$PU2" "$PU3" "$PU4"; do
+  rcli SETBIT "notice:$PP:readers" "$u" 1 >/dev/null
+  rcli SETBIT "notice:$PP:preread" "$u" 1 >/dev/null
+done
+http GET "/v1/notices/$PP/stats"
+check "pending preread: stats show 4 readers, 3 pending" "4 3" "$(jget .readers) $(jget .preread_pending)"
+check "pending preread: the view shows them" "4|3" \
+  "$("${PSQL[@]}" -c "SELECT readers || '|' || preread_pending FROM bitmapd.notices WHERE id = $PP")"
+check "pending preread: a pending user has not read it yet (is-read, as the listing)" false "$(is_read "$PP" "$PU2")"
+mark "$PP" "$PU3" false
+check "pending preread: PU3 marks it unread → 200" 200 "$HTTP_STATUS"
+mark "$PP" "$PU4" true
+check "pending preread: PU4 marks it read → 200 changed" "200 true" "$HTTP_STATUS $(jget .changed)"
+check "pending preread: both marks took their user out of the pending set" 1 "$(pending_of "$PP")"
+http POST /v1/notices "{\"id\": $PP, \"audiences\": [$OPS]}"
+check "pending preread: a repeated POST → 200 created false" "200 false" "$HTTP_STATUS $(jget .created)"
+check "pending preread: the repeated POST finished it (pending, PU2 PU3 PU4 bits)" "0 yes no yes" \
+  "$(pending_of "$PP") $(user_has "$PP" "$PU2") $(user_has "$PP" "$PU3") $(user_has "$PP" "$PU4")"
+http GET "/v1/notices/$PP/stats"
+check "pending preread: stats after: 3 readers, 0 pending" "3 0" "$(jget .readers) $(jget .preread_pending)"
+rcli SETBIT "notice:$PP:readers" "$PU5" 1 >/dev/null
+rcli SETBIT "notice:$PP:preread" "$PU5" 1 >/dev/null
+http DELETE "/v1/notices/$PP"
+check "pending preread: DELETE of a notice with a pending user → 200, 4 read records" "200 4" \
+  "$HTTP_STATUS $(jget .read_records)"
+check "pending preread: the DELETE emptied the pending set" 0 "$(pending_of "$PP")"
+check "pending preread: no read bit left" "no no no" \
+  "$(user_has "$PP" "$PU1") $(user_has "$PP" "$PU2") $(user_has "$PP" "$PU4")"
+http POST /v1/notices "{\"id\": $PP, \"audiences\": [$OPS]}"
+http GET "/v1/notices/$PP/stats"
+check "pending preread: the id created again has no reader and nothing pending" "0 0" \
+  "$(jget .readers) $(jget .preread_pending)"
 
 # --- errors ---------------------------------------------------------------------------------------
 http POST /v1/notices
@@ -753,13 +797,62 @@ curl -s -o /dev/null --max-time 0.3 -X POST -H 'Content-Type: application/json' 
 echo "# curl exit status of the client that left: $?"
 http GET /healthz "" --max-time 30
 check "after a client left mid-preread the service answers" 200 "$HTTP_STATUS"
-http POST /v1/notices "" -H 'Content-Type: application/json' --data-binary "@$T/leave.json" --max-time 120
-check_match "retrying the create finishes it (201 or 200)" '^20[01] 30000$' "$HTTP_STATUS $(jget .readers)"
-check "after the retry, the last preread user's listing has it read" "[$LV]" "$(listed "$(aud 61)" "$(usr 129999)" read)"
-check "after the retry, every preread user's read bitmap has it (psql)" 30000 \
+check "the create committed before its client left" live \
+  "$("${PSQL[@]}" -c "SELECT state FROM bitmapd.notices WHERE id = $LV")"
+# The service finishes the preread of a client that left (the answer goes nowhere);
+# its pending set empties with the last batch.
+wait_for "the preread pending set of the client that left empties" "[[ \$(pending_of $LV) == 0 ]]"
+check "a client that left: the last preread user's listing has it read, without a retry" "[$LV]" \
+  "$(listed "$(aud 61)" "$(usr 129999)" read)"
+check "a client that left: every preread user's read bitmap has it, without a retry (psql)" 30000 \
   "$("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps b, LATERAL bitmapd.members(b.bits) m
        WHERE b.key IN (SELECT bitmapd.notice_key('user_read', u) FROM generate_series($(usr 100000)::bigint, $(usr 129999)) u)
          AND m = $LV")"
+check "a client that left: the view shows no preread pending" "30000|0" \
+  "$("${PSQL[@]}" -c "SELECT readers || '|' || preread_pending FROM bitmapd.notices WHERE id = $LV")"
+http POST /v1/notices "" -H 'Content-Type: application/json' --data-binary "@$T/leave.json" --max-time 120
+check "retrying that create changes nothing (200, created false)" "200 false 30000" \
+  "$HTTP_STATUS $(jget .created) $(jget .readers)"
+
+# --- a preread is not undone by read marks of other users on another instance ------------------------
+# Preread batches check the notice's audiences and its pending set, not its readers,
+# which every read mark rewrites: an instance that allows no retry at all
+# (max_retries=0) still finishes a 20,000-user preread while other users mark the
+# notice read through the main instance.
+if start_service --set postgres.max_retries=0; then
+  NR_URL=$BASE_URL NR_PORT=$PORT
+  use_main
+  PM=$(nid 32)
+  python3 - "$PM" "$(aud 64)" "$(usr 700000)" >"$T/pm.json" <<'PY'
+import json, sys
+nid, aud, base = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+print(json.dumps({"id": nid, "audiences": [aud], "preread": list(range(base, base + 20000))}))
+PY
+  for part in 1 2; do
+    : >"$T/pm.marks$part.cfg"
+    for i in $(seq 1 150); do
+      printf 'url = "%s/v1/notices/%s/reads/%s"\nrequest = "PUT"\nheader = "Content-Type: application/json"\ndata = "{\\"read\\": true}"\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\nnext\n' \
+        "$MAIN_URL" "$PM" "$(usr $((800000 + part * 1000 + i)))" >>"$T/pm.marks$part.cfg"
+    done
+  done
+  curl -s -o "$T/pm.out" -w '%{http_code}' --max-time 120 -X POST -H 'Content-Type: application/json' \
+    --data-binary "@$T/pm.json" "$NR_URL/v1/notices" >"$T/pm.status" 2>/dev/null &
+  pm_pid=$!
+  wait_for "the notice exists" "[[ \$(\"\${PSQL[@]}\" -c \"SELECT count(*) FROM bitmapd.notices WHERE id = $PM\") == 1 ]]"
+  curl -s --max-time 120 -K "$T/pm.marks1.cfg" >"$T/pm.marks1" 2>/dev/null &
+  m1_pid=$!
+  curl -s --max-time 120 -K "$T/pm.marks2.cfg" >"$T/pm.marks2" 2>/dev/null
+  wait "$m1_pid" "$pm_pid" 2>/dev/null
+  echo "# preread vs marks: the preread's pending set held $(pending_of "$PM") users when the marks ended"
+  check "preread with max_retries=0 while others mark the notice read → 201" 201 "$(cat "$T/pm.status")"
+  check "the 300 read marks of other users → 200" 300 "$(cat "$T"/pm.marks1 "$T"/pm.marks2 | grep -c '^200$')"
+  check "every preread user's read bitmap has it, and readers = 20,300" "20000 20300" \
+    "$("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps b, LATERAL bitmapd.members(b.bits) m
+         WHERE b.key IN (SELECT bitmapd.notice_key('user_read', u) FROM generate_series($(usr 700000)::bigint, $(usr 719999)) u)
+           AND m = $PM") $("${PSQL[@]}" -c "SELECT readers FROM bitmapd.notices WHERE id = $PM")"
+  stop_service "$NR_PORT"
+fi
+use_main
 
 # --- unread marks racing a large preread: readers and read bitmaps still agree -----------------------
 # Whatever the interleaving, a user is among the readers exactly when the user's
