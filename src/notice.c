@@ -269,6 +269,7 @@ static void nop_gone(struct http_ctx *c)
 {
     struct nop *n = c->op;
     n->gone = true;
+    log_debug("msg=\"notice client gone\" notice=%u step=%s", n->id, step_names[n->step]);
     switch (n->step) {
     case STEP_PREREAD:
     case STEP_READERS:
