@@ -113,8 +113,9 @@ COMMENT ON VIEW bitmapd.feed_unread IS
 -- count -- only to those without one (p_refresh false: after a change of the
 -- followees, so that following someone does not flood the count), or to all
 -- (p_refresh true: "feed seen"). Applies only if the followee bitmap p_key is still
--- at p_version (returns false otherwise: the caller's set is stale, a later write
--- will sync, or the caller reloads). Writers of one user are serialised by an
+-- at p_version (returns false otherwise: the caller's set is stale; the service
+-- loads it again and calls again, a bounded number of times -- no later write is
+-- trusted to sync, since a RESP SETBIT never does). Writers of one user are serialised by an
 -- advisory lock, and each statement below sees what the previous holder committed.
 CREATE OR REPLACE FUNCTION bitmapd.feed_sync(p_user bigint, p_key bytea, p_version bigint,
                                              p_authors bigint[], p_refresh boolean)

@@ -940,9 +940,11 @@ struct feed {
     size_t keylen;
     roaring_bitmap_t *bm; /* the followees: as loaded, or as written by PUT */
     int64_t version;
-    int attempts;         /* feed/seen: loads so far */
+    int attempts;         /* feed/seen, and PUT's snapshot step: loads so far */
     /* PUT following */
     uint64_t added, removed;
+    uint64_t put_following; /* the set PUT committed, and its version: the answer */
+    int64_t put_version;
     int reject_status;
     char reject_msg[128];
 };
@@ -1015,26 +1017,66 @@ static bool feed_take_or_reply(struct feed *f, struct bmload *l, enum bmload_sta
     return feed_size_or_reply(f);
 }
 
-/* ---- PUT /v1/users/{user}/following ----------------------------------------------------------- */
+/* ---- PUT /v1/users/{user}/following -----------------------------------------------------------
+ * commit the set (wpath) → snapshot it at that version (feed_sync) → if the set moved
+ * meanwhile, load it again and snapshot it at the current version, at most
+ * [postgres] max_retries times. No later write can be trusted to snapshot for us: a
+ * RESP SETBIT on feed:following:{user} never does, and a later PUT's own step may fail. */
+
+/* The followees are committed; the snapshot step failed: repeating the PUT repeats it. */
+static void follow_unsynced(struct feed *f, int status, const char *code, const char *why)
+{
+    http_reply_error(f->c, status, code,
+                     "the followees were committed (version %lld) but their snapshots were not: %s; repeat the PUT",
+                     (long long)f->put_version, why ? why : "");
+}
+
+static void follow_resync(struct feed *f);
 
 static void follow_synced(const struct db_result *r, void *arg)
 {
     struct feed *f = arg;
     if (r->status != DB_OK) {
-        /* the followees are committed; repeating the PUT repeats the snapshot step */
-        http_reply_error(f->c, r->status == DB_UNAVAILABLE ? 503 : 500,
-                         r->status == DB_UNAVAILABLE ? "db_unavailable" : "internal",
-                         "the followees were committed (version %lld) but their snapshots were not: %s; repeat the PUT",
-                         (long long)f->version, r->message ? r->message : "");
+        follow_unsynced(f, r->status == DB_UNAVAILABLE ? 503 : 500,
+                        r->status == DB_UNAVAILABLE ? "db_unavailable" : "internal", r->message);
+    } else if (PQgetvalue(r->res, 0, 0)[0] == 0) { /* the set moved since f->version */
+        if (f->attempts < f->c->app->cfg->pg_max_retries) {
+            follow_resync(f);
+            return;
+        }
+        follow_unsynced(f, 503, "conflict_retries_exhausted", "the followees kept changing");
     } else {
-        /* false: a later write already replaced the set, and snapshots it after its commit */
         http_reply_json(f->c, 200,
                         json_pack("{s:I,s:I,s:I,s:I,s:I}", "user", (json_int_t)f->user, "following",
-                                  (json_int_t)roaring_bitmap_get_cardinality(f->bm), "added", (json_int_t)f->added,
-                                  "removed", (json_int_t)f->removed, "version", (json_int_t)f->version),
-                        f->version);
+                                  (json_int_t)f->put_following, "added", (json_int_t)f->added, "removed",
+                                  (json_int_t)f->removed, "version", (json_int_t)f->put_version),
+                        f->put_version);
     }
     feed_free(f);
+}
+
+static void follow_reloaded(struct bmload *l, enum bmload_status st, const char *msg, struct bmload_key *k,
+                            size_t n, void *arg)
+{
+    struct feed *f = arg;
+    if (st != BMLOAD_OK) {
+        follow_unsynced(f, st == BMLOAD_UNAVAILABLE ? 503 : 500,
+                        st == BMLOAD_UNAVAILABLE ? "db_unavailable"
+                        : st == BMLOAD_CORRUPT   ? "corrupt_bitmap"
+                                                 : "internal",
+                        msg);
+        bmload_free(l);
+        feed_free(f);
+        return;
+    }
+    if (!feed_take_or_reply(f, l, st, msg, k) || !feed_sync_or_reply(f, false, follow_synced)) feed_free(f);
+}
+
+/* Loads the current set (and version) for another snapshot step. */
+static void follow_resync(struct feed *f)
+{
+    f->attempts++;
+    if (!load_one_or_reply(f->c, f->key, f->keylen, follow_reloaded, f)) feed_free(f);
 }
 
 static enum wp_mutation follow_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
@@ -1080,8 +1122,10 @@ static void follow_written(struct wpath *wp, enum wp_status st, const char *msg,
                          f->reject_msg);
     else if (u->status != WP_OK)
         http_reply_unit_failure(c, u);
-    else
-        f->version = u->keys[0].version;
+    else {
+        f->version = f->put_version = u->keys[0].version;
+        f->put_following = roaring_bitmap_get_cardinality(f->bm);
+    }
     wpath_free(wp); /* c may be freed by now: not touched again unless committed */
     if (!committed || !feed_sync_or_reply(f, false, follow_synced)) feed_free(f);
 }

@@ -73,8 +73,42 @@ parallel() {
 if ! start_service; then
   finish
 fi
-MAIN_PORT=$PORT MAIN_URL=$BASE_URL MAIN_PID=$SERVICE_PID
-use_main() { PORT=$MAIN_PORT BASE_URL=$MAIN_URL SERVICE_PID=$MAIN_PID; }
+MAIN_PORT=$PORT MAIN_URL=$BASE_URL MAIN_PID=$SERVICE_PID MAIN_RPORT=$RPORT
+use_main() { PORT=$MAIN_PORT BASE_URL=$MAIN_URL SERVICE_PID=$MAIN_PID RPORT=$MAIN_RPORT; }
+
+# wait_for NAME COMMAND — runs COMMAND until it succeeds (at most 600 times, 0.05 s
+# apart). It orders the steps of a scenario; the checks that follow assert states.
+wait_for() {
+  local i
+  for ((i = 0; i < 600; i++)); do
+    eval "$2" && return 0
+    sleep 0.05
+  done
+  echo "# wait_for: $1: did not happen"
+  return 1
+}
+# lock_open SQL — a psql session that runs SQL in a transaction it keeps open (with
+# the locks SQL took) until lock_close rolls it back; LOCK_BACKEND is its server pid.
+lock_open() {
+  rm -f "$T/lock.fifo" "$T/lock.out"
+  mkfifo "$T/lock.fifo"
+  psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 <"$T/lock.fifo" >"$T/lock.out" 2>&1 &
+  LOCK_PID=$!
+  echo "$LOCK_PID" >"$T/lock.pid"
+  exec 8>"$T/lock.fifo"
+  printf '%s\n' "BEGIN;" "$1" "SELECT 'held ' || pg_backend_pid();" >&8
+  wait_for "psql took its locks" "grep -q '^held ' '$T/lock.out'"
+  LOCK_BACKEND=$(sed -n 's/^held //p' "$T/lock.out")
+}
+lock_close() {
+  printf 'ROLLBACK;\n' >&8
+  exec 8>&-
+  wait "$LOCK_PID" 2>/dev/null
+  rm -f "$T/lock.pid" "$T/lock.fifo"
+}
+waiting_on_lock() { # some statement waits for a lock of the psql session
+  [[ $(sql "SELECT count(*) FROM pg_stat_activity WHERE $LOCK_BACKEND = ANY (pg_blocking_pids(pid))") -gt 0 ]]
+}
 
 # ================================================================================================
 # System notices
@@ -476,6 +510,30 @@ v_before=$(sql "SELECT version FROM bitmapd.bitmaps WHERE key = bitmapd.feed_fol
 http PUT "/v1/users/$FA/following" "{\"authors\": [$FE, $FD, $FC, $FB]}"
 check "PUT of the same set: added 0, removed 0, version unchanged" "200 0 0 $v_before" \
   "$HTTP_STATUS $(jget .added) $(jget .removed) $(jget .version)"
+
+# A PUT whose snapshot step finds the followees changed since its commit (here by
+# RESP SETBIT, which never snapshots) snapshots the set as it is now, so the new
+# followee gets a snapshot too. No timing: a psql session holds the user's
+# feed_sync advisory lock, so the PUT's snapshot step waits after its commit
+# while the RESP write commits.
+FS=$(uid 47) FX1=$(aid 21) FX2=$(aid 22)
+http POST "/v1/authors/$FX1/posts" '{"count": 4}'
+http POST "/v1/authors/$FX2/posts" '{"count": 9}'
+lock_open "SELECT pg_advisory_xact_lock(1717920100, hashint8($FS::int8));"
+curl -s -o "$T/fs.json" -w '%{http_code}' --max-time 60 -X PUT -H 'Content-Type: application/json' \
+  --data "{\"authors\": [$FX1]}" "$BASE_URL/v1/users/$FS/following" >"$T/fs.status" 2>/dev/null &
+fs_pid=$!
+wait_for "the PUT's snapshot step waits on the psql session" waiting_on_lock
+rcli SETBIT "feed:following:$FS" "$FX2" 1 >/dev/null
+lock_close
+wait "$fs_pid" 2>/dev/null
+check "PUT racing RESP SETBIT: 200 with its own commit (1 followee, version 1)" "200 1 1" \
+  "$(cat "$T/fs.status") $(jq -r '"\(.following) \(.version)"' "$T/fs.json" 2>/dev/null)"
+check "PUT racing RESP SETBIT: both followees have a snapshot at the current count" "$FX1:4 $FX2:9" \
+  "$(sql "SELECT string_agg(author_id || ':' || posts, ' ' ORDER BY author_id) FROM bitmapd.feed_snapshots WHERE user_id = $FS")"
+http POST "/v1/authors/$FX2/posts"
+http GET "/v1/users/$FS/feed/unread"
+check "PUT racing RESP SETBIT: a new post of the RESP followee counts" "2 1" "$(jget .following) $(jget .unread)"
 
 # A followee without a snapshot (evicted, as the seed allows) counts 0.
 http POST "/v1/authors/$FC/posts" '{"count": 3}'
