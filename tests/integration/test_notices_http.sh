@@ -971,4 +971,10 @@ per_small=$WAL_PER_MARK
 readers_row=$("${PSQL[@]}" -c "SELECT octet_length(bits) FROM bitmapd.bitmaps WHERE key = bitmapd.notice_key('readers', $(nid 40))")
 echo "# storage: a read mark writes $per_big B of WAL on the 10% notice (its readers row: $readers_row B), $per_small B on a notice without readers"
 
+# --- clean shutdown and clean logs (also of the instances stopped earlier) ---------------------------
+stop_service "$MAIN_PORT"
+check "SIGTERM: exit status 0" 0 "$SERVICE_EXIT"
+check "service logs have no sanitizer report or segfault" "" \
+  "$(cat "$T"/bitmapd.*.log 2>/dev/null | grep -E 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error|Segmentation' | head -n 3)"
+
 finish
