@@ -190,3 +190,58 @@ http() { # METHOD PATH [BODY] [extra curl args...]
 jget() { # FILTER
   jq -c -r "$1" <<<"$HTTP_BODY" 2>/dev/null || echo "<jq: not JSON or bad filter>"
 }
+
+# ---- ordering a scenario and holding locks ------------------------------------------
+
+# wait_for NAME COMMAND — runs COMMAND until it succeeds (at most 600 times, 0.05 s
+# apart). It orders the steps of a scenario; the checks that follow assert states.
+wait_for() {
+  local i
+  for ((i = 0; i < 600; i++)); do
+    eval "$2" && return 0
+    sleep 0.05
+  done
+  echo "# wait_for: $1: did not happen"
+  return 1
+}
+
+# lock_open SQL — a psql session that runs SQL in a transaction it keeps open (with
+# the locks SQL took) until lock_close rolls it back; LOCK_BACKEND is its server pid.
+lock_open() {
+  local t=$BITMAPD_TEST_TMP
+  rm -f "$t/lock.fifo" "$t/lock.out"
+  mkfifo "$t/lock.fifo"
+  psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 <"$t/lock.fifo" >"$t/lock.out" 2>&1 &
+  LOCK_PID=$!
+  echo "$LOCK_PID" >"$t/lock.pid"
+  exec 8>"$t/lock.fifo"
+  printf '%s\n' "BEGIN;" "$1" "SELECT 'held ' || pg_backend_pid();" >&8
+  wait_for "psql took its locks" "grep -q '^held ' '$t/lock.out'"
+  LOCK_BACKEND=$(sed -n 's/^held //p' "$t/lock.out")
+}
+lock_close() {
+  printf 'ROLLBACK;\n' >&8
+  exec 8>&-
+  wait "$LOCK_PID" 2>/dev/null
+  rm -f "$BITMAPD_TEST_TMP/lock.pid" "$BITMAPD_TEST_TMP/lock.fifo"
+}
+# waiting_on_lock — true when some statement waits for a lock of the psql session
+waiting_on_lock() {
+  [[ $(psql "$BITMAPD_DSN" -XAtq -c "SELECT count(*) FROM pg_stat_activity WHERE $LOCK_BACKEND = ANY (pg_blocking_pids(pid))") -gt 0 ]]
+}
+
+# db_start_and_wait URL — starts the test cluster again (after a test stopped it) and
+# waits up to 10 s for URL/healthz to answer 200; sets DB_HEALTH to the last code.
+db_start_and_wait() {
+  local i
+  if ! bash "$BITMAPD_ROOT/scripts/pg.sh" start "$BITMAPD_PGDIR" >"$BITMAPD_TEST_TMP/pg-start.log" 2>&1; then
+    echo "# pg.sh start failed:"
+    _diag <"$BITMAPD_TEST_TMP/pg-start.log"
+  fi
+  DB_HEALTH=000
+  for ((i = 0; i < 100; i++)); do
+    DB_HEALTH=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$1/healthz" || true)
+    [[ $DB_HEALTH == 200 ]] && break
+    sleep 0.1
+  done
+}

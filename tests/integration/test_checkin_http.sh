@@ -526,16 +526,8 @@ if [[ -n ${BITMAPD_PGDIR:-} ]] && bash "$PG_SH" stop "$BITMAPD_PGDIR" >"$T/pg-st
   expect_error "database stopped: GET year" 503 db_unavailable
   http GET "/v1/users/$U/checkins/streak" "" --max-time 5
   expect_error "database stopped: GET streak" 503 db_unavailable
-  if ! bash "$PG_SH" start "$BITMAPD_PGDIR" >"$T/pg-start.log" 2>&1; then
-    echo "# pg.sh start failed:"
-    _diag <"$T/pg-start.log"
-  fi
-  code=000
-  for ((i = 0; i < 100; i++)); do
-    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$MAIN_URL/healthz" || true)
-    [[ $code == 200 ]] && break
-    sleep 0.1
-  done
+  db_start_and_wait "$MAIN_URL"
+  code=$DB_HEALTH
   check "database back: healthz 200" 200 "$code"
   http GET "/v1/users/$U/checkins/streak?date=$TODAY"
   check "database back: the check-in is there" "200 true" "$HTTP_STATUS $(jget .checked_in)"

@@ -585,16 +585,8 @@ if [[ -n ${BITMAPD_PGDIR:-} ]] && bash "$PG_SH" stop "$BITMAPD_PGDIR" >"$T/pg-st
   expect_error "database stopped: fan-out" 503 db_unavailable
   http POST "/v1/history/drop" '{"before": 0}' --max-time 5
   expect_error "database stopped: drop for everyone" 503 db_unavailable
-  if ! bash "$PG_SH" start "$BITMAPD_PGDIR" >"$T/pg-start.log" 2>&1; then
-    echo "# pg.sh start failed:"
-    _diag <"$T/pg-start.log"
-  fi
-  code=000
-  for ((i = 0; i < 100; i++)); do
-    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$MAIN_URL/healthz" || true)
-    [[ $code == 200 ]] && break
-    sleep 0.1
-  done
+  db_start_and_wait "$MAIN_URL"
+  code=$DB_HEALTH
   check "database back: healthz 200 within 10 s (same process)" 200 "$code"
   check "database back: the same service process" yes "$(kill -0 "$SERVICE_PID" 2>/dev/null && echo yes || echo no)"
   http POST "/v1/users/$DB/pushes" '{"messages": [3]}'

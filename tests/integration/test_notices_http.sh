@@ -74,41 +74,6 @@ fi
 MAIN_PORT=$PORT MAIN_URL=$BASE_URL MAIN_PID=$SERVICE_PID MAIN_RPORT=$RPORT
 use_main() { PORT=$MAIN_PORT BASE_URL=$MAIN_URL SERVICE_PID=$MAIN_PID RPORT=$MAIN_RPORT; }
 
-# wait_for NAME COMMAND — runs COMMAND until it succeeds (at most 600 times, 0.05 s
-# apart). It orders the steps of a scenario; the checks that follow assert states.
-wait_for() {
-  local i
-  for ((i = 0; i < 600; i++)); do
-    eval "$2" && return 0
-    sleep 0.05
-  done
-  echo "# wait_for: $1: did not happen"
-  return 1
-}
-# lock_open SQL — a psql session that runs SQL in a transaction it keeps open
-# (holding the row locks SQL took) until lock_close rolls it back. LOCK_BACKEND is
-# its server process id.
-lock_open() {
-  rm -f "$T/lock.fifo" "$T/lock.out"
-  mkfifo "$T/lock.fifo"
-  "${PSQL[@]}" <"$T/lock.fifo" >"$T/lock.out" 2>&1 &
-  LOCK_PID=$!
-  echo "$LOCK_PID" >"$T/lock.pid"
-  exec 8>"$T/lock.fifo"
-  printf '%s\n' "BEGIN;" "$1" "SELECT 'held ' || pg_backend_pid();" >&8
-  wait_for "psql took its locks" "grep -q '^held ' '$T/lock.out'"
-  LOCK_BACKEND=$(sed -n 's/^held //p' "$T/lock.out")
-}
-lock_close() {
-  printf 'ROLLBACK;\n' >&8
-  exec 8>&-
-  wait "$LOCK_PID" 2>/dev/null
-  rm -f "$T/lock.pid" "$T/lock.fifo"
-}
-# waiting_on_lock — true when some statement waits for a lock of the psql session
-waiting_on_lock() {
-  [[ $("${PSQL[@]}" -c "SELECT count(*) FROM pg_stat_activity WHERE $LOCK_BACKEND = ANY (pg_blocking_pids(pid))") -gt 0 ]]
-}
 
 # --- the seed: three platforms, several notices, read/unread, counts --------------------------
 OPS=$(aud 1) USERS=$(aud 2) CUST=$(aud 3)

@@ -76,39 +76,6 @@ fi
 MAIN_PORT=$PORT MAIN_URL=$BASE_URL MAIN_PID=$SERVICE_PID MAIN_RPORT=$RPORT
 use_main() { PORT=$MAIN_PORT BASE_URL=$MAIN_URL SERVICE_PID=$MAIN_PID RPORT=$MAIN_RPORT; }
 
-# wait_for NAME COMMAND — runs COMMAND until it succeeds (at most 600 times, 0.05 s
-# apart). It orders the steps of a scenario; the checks that follow assert states.
-wait_for() {
-  local i
-  for ((i = 0; i < 600; i++)); do
-    eval "$2" && return 0
-    sleep 0.05
-  done
-  echo "# wait_for: $1: did not happen"
-  return 1
-}
-# lock_open SQL — a psql session that runs SQL in a transaction it keeps open (with
-# the locks SQL took) until lock_close rolls it back; LOCK_BACKEND is its server pid.
-lock_open() {
-  rm -f "$T/lock.fifo" "$T/lock.out"
-  mkfifo "$T/lock.fifo"
-  psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 <"$T/lock.fifo" >"$T/lock.out" 2>&1 &
-  LOCK_PID=$!
-  echo "$LOCK_PID" >"$T/lock.pid"
-  exec 8>"$T/lock.fifo"
-  printf '%s\n' "BEGIN;" "$1" "SELECT 'held ' || pg_backend_pid();" >&8
-  wait_for "psql took its locks" "grep -q '^held ' '$T/lock.out'"
-  LOCK_BACKEND=$(sed -n 's/^held //p' "$T/lock.out")
-}
-lock_close() {
-  printf 'ROLLBACK;\n' >&8
-  exec 8>&-
-  wait "$LOCK_PID" 2>/dev/null
-  rm -f "$T/lock.pid" "$T/lock.fifo"
-}
-waiting_on_lock() { # some statement waits for a lock of the psql session
-  [[ $(sql "SELECT count(*) FROM pg_stat_activity WHERE $LOCK_BACKEND = ANY (pg_blocking_pids(pid))") -gt 0 ]]
-}
 
 # ================================================================================================
 # System notices
@@ -762,16 +729,8 @@ if [[ -n ${BITMAPD_PGDIR:-} ]] && bash "$PG_SH" stop "$BITMAPD_PGDIR" >"$T/pg-st
   expect_error "database stopped: feed unread" 503 db_unavailable
   http POST "/v1/users/$FA/feed/seen" "" --max-time 5
   expect_error "database stopped: feed seen" 503 db_unavailable
-  if ! bash "$PG_SH" start "$BITMAPD_PGDIR" >"$T/pg-start.log" 2>&1; then
-    echo "# pg.sh start failed:"
-    _diag <"$T/pg-start.log"
-  fi
-  code=000
-  for ((i = 0; i < 100; i++)); do
-    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$MAIN_URL/healthz" || true)
-    [[ $code == 200 ]] && break
-    sleep 0.1
-  done
+  db_start_and_wait "$MAIN_URL"
+  code=$DB_HEALTH
   check "database back: healthz 200 (same process)" 200 "$code"
   http GET "/v1/users/$FA/feed/unread"
   check "database back: feed unread answers" 200 "$HTTP_STATUS"
