@@ -228,7 +228,7 @@ struct nop {
     roaring_bitmap_t *users; /* preread users of the body (create); readers being unmarked (delete) */
     roaring_bitmap_t *pending; /* create: the notice's pending preread users, as committed */
     uint32_t *key_aud;       /* move: the audience of index key k+1 */
-    uint32_t *slice_ids;     /* preread: the users of the slice in flight */
+    uint32_t *slice_ids;     /* preread and delete step 2: the users of the slice in flight */
     uint64_t pos;            /* fan-out: rank where the next slice of users starts */
     uint64_t slice;          /* fan-out: users in the slice in flight */
     int restarts;
@@ -612,46 +612,56 @@ static void preread_done(struct wpath *wp, enum wp_status st, const char *msg, v
 
 static const struct wpath_ops preread_ops = {preread_mutate, preread_done};
 
-/* The next slice of the pending users, as committed by the create unit. */
-static void preread_slice(struct nop *n)
+/* The next slice of at most SLICE_USERS users of set, from n->pos, as units of {the
+ * notice's prefix keys, up to batch_keys − nprefix users' read bitmaps}: one unit per
+ * statement, because a key may appear only once in a statement. n->slice_ids holds
+ * the slice's users and u->aux where a unit's users start in it. When the set is
+ * exhausted, calls finish instead. */
+static void user_slice(struct nop *n, const roaring_bitmap_t *set, const enum nkey *prefix, int nprefix,
+                       const struct wpath_ops *ops, enum nop_step step, void (*finish)(struct nop *n))
 {
-    uint64_t total = roaring_bitmap_get_cardinality(n->pending);
+    uint64_t total = roaring_bitmap_get_cardinality(set);
     int batch = n->c->app->cfg->pg_batch_keys;
-    size_t per = batch > 2 ? (size_t)batch - 2 : 1, count, nunits;
+    size_t per = batch > nprefix ? (size_t)(batch - nprefix) : 1, count, nunits;
     uint32_t *ids;
     struct wpath *wp;
 
-    if (per > WP_MAX_KEYS - 2) per = WP_MAX_KEYS - 2;
+    if (per > (size_t)(WP_MAX_KEYS - nprefix)) per = (size_t)(WP_MAX_KEYS - nprefix);
     if (n->pos >= total) {
-        create_answer(n);
+        finish(n);
         return;
     }
     count = (size_t)(total - n->pos < SLICE_USERS ? total - n->pos : SLICE_USERS);
     nunits = (count + per - 1) / per;
-    if (!(ids = malloc(count * sizeof(*ids))) ||
-        !roaring_bitmap_range_uint32_array(n->pending, (size_t)n->pos, count, ids)) {
+    if (!(ids = malloc(count * sizeof(*ids))) || !roaring_bitmap_range_uint32_array(set, (size_t)n->pos, count, ids)) {
         free(ids);
         nop_error(n, 500, "internal", "out of memory");
         return;
     }
     free(n->slice_ids);
     n->slice_ids = ids;
-    if (!(wp = nop_wpath(n, nunits, &preread_ops, true))) return;
+    if (!(wp = nop_wpath(n, nunits, ops, true))) return;
     for (size_t i = 0, next = 0; i < nunits; i++) {
         struct wp_unit *u = &wpath_units(wp)[i];
         size_t m = count - next < per ? count - next : per;
-        if (!wpath_unit_keys(u, 2 + (int)m)) {
+        if (!wpath_unit_keys(u, nprefix + (int)m)) {
             wpath_free(wp);
             nop_error(n, 500, "internal", "out of memory");
             return;
         }
-        u->aux = next; /* where the unit's users start in slice_ids */
-        nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
-        nkey_set(&u->keys[1], NK_PREREAD, n->id);
-        for (size_t j = 0; j < m; j++) nkey_set(&u->keys[2 + j], NK_USER_READ, ids[next++]);
+        u->aux = next;
+        for (int k = 0; k < nprefix; k++) nkey_set(&u->keys[k], prefix[k], n->id);
+        for (size_t j = 0; j < m; j++) nkey_set(&u->keys[nprefix + (int)j], NK_USER_READ, ids[next++]);
     }
     n->slice = count;
-    nop_run(n, STEP_PREREAD, wp);
+    nop_run(n, step, wp);
+}
+
+/* The next slice of the pending users, as committed by the create unit. */
+static void preread_slice(struct nop *n)
+{
+    static const enum nkey prefix[] = {NK_AUDIENCES, NK_PREREAD};
+    user_slice(n, n->pending, prefix, 2, &preread_ops, STEP_PREREAD, create_answer);
 }
 
 /* Reads body field "id" as a notice id (400 invalid_id otherwise). */
@@ -976,48 +986,11 @@ static void unread_done(struct wpath *wp, enum wp_status st, const char *msg, vo
 static const struct wpath_ops unread_ops = {unread_mutate, unread_done};
 
 /* Units of {audiences, up to batch_keys − 1 readers' read bitmaps}: the audiences
- * in each unit make every removal conditional on the deleting mark. One unit per
- * statement, because a key may appear only once in a statement. */
+ * in each unit make every removal conditional on the deleting mark. */
 static void unread_slice(struct nop *n)
 {
-    uint64_t total = roaring_bitmap_get_cardinality(n->users);
-    int batch = n->c->app->cfg->pg_batch_keys;
-    size_t per = batch > 1 ? (size_t)batch - 1 : 1, count, nunits;
-    uint32_t *ids;
-    struct wpath *wp;
-
-    if (per > WP_MAX_KEYS - 1) per = WP_MAX_KEYS - 1;
-    if (n->pos >= total) {
-        clear_start(n);
-        return;
-    }
-    count = (size_t)(total - n->pos < SLICE_USERS ? total - n->pos : SLICE_USERS);
-    nunits = (count + per - 1) / per;
-    if (!(ids = malloc(count * sizeof(*ids))) ||
-        !roaring_bitmap_range_uint32_array(n->users, (size_t)n->pos, count, ids)) {
-        free(ids);
-        nop_error(n, 500, "internal", "out of memory");
-        return;
-    }
-    if (!(wp = nop_wpath(n, nunits, &unread_ops, true))) {
-        free(ids);
-        return;
-    }
-    for (size_t i = 0, next = 0; i < nunits; i++) {
-        struct wp_unit *u = &wpath_units(wp)[i];
-        size_t m = count - next < per ? count - next : per;
-        if (!wpath_unit_keys(u, 1 + (int)m)) {
-            free(ids);
-            wpath_free(wp);
-            nop_error(n, 500, "internal", "out of memory");
-            return;
-        }
-        nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
-        for (size_t j = 0; j < m; j++) nkey_set(&u->keys[1 + j], NK_USER_READ, ids[next++]);
-    }
-    free(ids);
-    n->slice = count;
-    nop_run(n, STEP_UNREAD, wp);
+    static const enum nkey prefix[] = {NK_AUDIENCES};
+    user_slice(n, n->users, prefix, 1, &unread_ops, STEP_UNREAD, clear_start);
 }
 
 /* keys: [0] audiences, [1] readers, [2] preread (pending users: readers, so step 2
