@@ -245,3 +245,11 @@ db_start_and_wait() {
     sleep 0.1
   done
 }
+
+# check_logs_clean — no service this test started logged a sanitizer report, a
+# runtime error or a segfault (run after stopping the services).
+check_logs_clean() {
+  check "service logs have no sanitizer report or segfault" "" \
+    "$(cat "$BITMAPD_TEST_TMP"/bitmapd.*.log 2>/dev/null |
+      grep -E 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error|Segmentation' | head -n 3)"
+}
