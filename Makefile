@@ -69,8 +69,14 @@ run: deps all
 psql: deps
 	@bash scripts/psql.sh $(ARGS)
 
-bench: deps all
-	@bash bench/run.sh
+bench: deps all $(BUILD)/bench/naive
+	@bash scripts/deps.sh bench
+	@BENCH_BIN=$${BENCH_BIN:-$(BUILD)/bitmapd} BENCH_NAIVE=$${BENCH_NAIVE:-$(BUILD)/bench/naive} bash bench/run.sh
+
+# the seed-000 design (blocking SELECT + UPDATE per SETBIT) as a load generator
+$(BUILD)/bench/naive: bench/naive.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -pthread -o $@ $< $(shell pkg-config --libs libpq 2>/dev/null) -lroaring -lpthread
 
 format:
 	clang-format -i src/*.c include/*.h tests/*.c

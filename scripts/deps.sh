@@ -2,6 +2,10 @@
 # Installs the Debian packages bitmapd needs to build, run, test and benchmark.
 # Fast no-op when everything is present: apt-get update only runs when
 # something is actually missing. Needs root (or sudo) only in that case.
+#
+# Usage: scripts/deps.sh [bench]
+#   bench  also the packages only `make bench` needs (gnuplot for its chart);
+#          `make test` and `make run` never ask for them.
 set -euo pipefail
 
 PACKAGES=(
@@ -12,6 +16,14 @@ PACKAGES=(
   curl wrk redis-tools jq python3 ca-certificates
   procps util-linux iproute2 coreutils
 )
+case ${1:-} in
+  "") ;;
+  bench) PACKAGES+=(gnuplot-nox) ;;
+  *)
+    echo "usage: $0 [bench]" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
