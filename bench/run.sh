@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2016 # single-quoted backquotes are Markdown code, not expansions
-# bench/run.sh — what `make bench` runs after building build/bitmapd.
+# bench/run.sh — what `make bench` runs after building build/bitmapd and bench/naive.
 #
-# On loopback only: creates a throwaway PostgreSQL cluster and a bitmapd in front
-# of it, seeds the message boxes of BENCH_USERS users through the HTTP API (the
-# seed-000 workload: five messages a day for a year from a global sequence of ~10M
-# ids, see bench/common.lua), measures the bytes stored per user against a raw
-# bitmap and a row-per-event table, load-tests push / read / isReadable / a
-# newest-first page with wrk, prints a Markdown table and writes it with the
-# machine and the command to docs/benchmarks.md (BENCH_OUT). The service and the
-# cluster are always stopped and removed at exit.
+# On loopback only (ports 56000-56099): creates a throwaway PostgreSQL cluster, a
+# bitmapd in front of it (HTTP and RESP) and two redis-servers (one in memory, one
+# with appendfsync always), then, in this order:
+#   1. seeds the message boxes of BENCH_USERS users through the HTTP API (the
+#      seed-000 workload: five messages a day for a year from a global sequence of
+#      ~10M ids, see bench/common.lua) and measures the bytes stored per user
+#      against a raw bitmap and a row-per-event table;
+#   2. load-tests push / read / isReadable / a newest-first page with wrk;
+#   3. bench/resp.sh: SETBIT and GETBIT with redis-benchmark against bitmapd and
+#      both redis-servers, and the naive seed-000 design (bench/naive), at several
+#      client counts; medians, the ratios of the targets, a PNG chart;
+#   4. bench/http_scale.sh (a page at depth 1,000,000, fan-out to 1,000,000 users)
+#      and bench/storage.sh (bytes per user of the seed workloads), when present.
+# Throughput comes before storage.sh, whose loads leave dead tuples and
+# checkpoints behind. A step 3-4 script that fails is reported, and the others
+# still run. The report, with the machine and the command, goes to
+# docs/benchmarks.md (BENCH_OUT), the chart next to it (bench-throughput.png).
+# The services and the cluster are always stopped and removed at exit.
 #
 # Scale: seeding goes through the API, one request per user, at roughly 500-1,100
 # users/s on 2 shared cores. Users 0-9,999 always get a full year (1,825 ids);
@@ -18,6 +28,9 @@
 # each (the report says which happened and why).
 #
 # Environment (defaults in brackets):
+#   BENCH_QUICK [0]           1: a smoke run of about 3 minutes (2,000 users, 3s wrk phases,
+#                             resp.sh at 1 and 50 clients once each, smaller http_scale and
+#                             storage workloads); figures from it are not to be quoted
 #   BENCH_SECONDS [10]        duration of each wrk load phase
 #   BENCH_CONNECTIONS [16]    wrk connections;  BENCH_THREADS [2] wrk threads
 #   BENCH_USERS [100000]      users seeded; every load request picks one at random
@@ -27,10 +40,20 @@
 #   BENCH_SEED_TIMEOUT [240]  seconds the whole seeding may take before the run fails
 #   BENCH_ROW_USERS [≤10000]  users (from 0, full ones) of the storage comparison
 #   BENCH_BIN [build/bitmapd] the binary;  BENCH_OUT [docs/benchmarks.md]
+#   BENCH_NAIVE [build/bench/naive]  the naive design (make bench builds it)
+#   BENCH_STEP_TIMEOUT [1200] seconds each of the scripts of steps 3-4 may take
+#   bench/resp.sh, bench/http_scale.sh and bench/storage.sh list their own settings.
 set -euo pipefail
 
 ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd -- "$ROOT"
+
+# The settings given on the command line, for the report ("BENCH_QUICK=1 make bench").
+CMD_ENV=""
+for v in ${!BENCH_@}; do
+  case $v in BENCH_BIN | BENCH_NAIVE) continue ;; esac
+  CMD_ENV+="$v=$(printf '%q' "${!v}") "
+done
 
 num() { # NAME VALUE MIN MAX: a bounded integer setting, or exit
   if ! [[ $2 =~ ^[0-9]+$ ]] || (($2 < $3 || $2 > $4)); then
@@ -41,6 +64,20 @@ num() { # NAME VALUE MIN MAX: a bounded integer setting, or exit
 
 SLOTS=1825
 SLOT_WIDTH=5479
+QUICK=${BENCH_QUICK:-0}
+[[ $QUICK == 0 || $QUICK == 1 ]] || {
+  echo "bench: BENCH_QUICK must be 0 or 1" >&2
+  exit 2
+}
+if ((QUICK)); then
+  # Smaller defaults everywhere; any variable set by hand still wins.
+  : "${BENCH_SECONDS:=3}" "${BENCH_USERS:=2000}" "${BENCH_SEED_BUDGET:=60}" "${BENCH_STEP_TIMEOUT:=400}"
+  : "${BENCH_SCALE_DEPTH:=100000}" "${BENCH_SCALE_FANOUT_USERS:=100000}" "${BENCH_SCALE_SECONDS:=2}"
+  : "${BENCH_STORAGE_CHECKIN_USERS:=500}" "${BENCH_STORAGE_BOX_USERS:=100}" "${BENCH_STORAGE_BOX_REDIS_USERS:=10}"
+  export BENCH_SCALE_DEPTH BENCH_SCALE_FANOUT_USERS BENCH_SCALE_SECONDS
+  export BENCH_STORAGE_CHECKIN_USERS BENCH_STORAGE_BOX_USERS BENCH_STORAGE_BOX_REDIS_USERS
+fi
+export BENCH_QUICK=$QUICK
 SECS=${BENCH_SECONDS:-10}
 CONNS=${BENCH_CONNECTIONS:-16}
 THREADS=${BENCH_THREADS:-2}
@@ -51,7 +88,10 @@ FULL=${BENCH_FULL_USERS:-0}
 SEED_TIMEOUT=${BENCH_SEED_TIMEOUT:-240}
 SEED_BUDGET=${BENCH_SEED_BUDGET:-120}
 BIN=${BENCH_BIN:-build/bitmapd}
+NAIVE=${BENCH_NAIVE:-build/bench/naive}
 OUT=${BENCH_OUT:-docs/benchmarks.md}
+STEP_TIMEOUT=${BENCH_STEP_TIMEOUT:-1200}
+num BENCH_STEP_TIMEOUT "$STEP_TIMEOUT" 10 7200
 num BENCH_SECONDS "$SECS" 1 600
 num BENCH_CONNECTIONS "$CONNS" 1 1000
 num BENCH_THREADS "$THREADS" 1 64
@@ -65,7 +105,7 @@ num BENCH_SEED_TIMEOUT "$SEED_TIMEOUT" 10 3600
 }
 export BENCH_USERS=$USERS BENCH_IDS=$IDS BENCH_THREADS=$THREADS
 
-for tool in wrk psql curl jq ss; do
+for tool in wrk psql curl jq ss redis-server redis-cli; do
   command -v "$tool" >/dev/null || {
     echo "bench: $tool is missing (make deps installs it)" >&2
     exit 1
@@ -87,6 +127,7 @@ WORK=$(mktemp -d /tmp/bitmapd-bench.XXXXXX)
 PGDIR=$WORK/pg
 SVC_PID=""
 WRK_PID=""
+REDIS_PIDS=()
 
 # shellcheck disable=SC2317  # invoked by trap
 cleanup() {
@@ -94,6 +135,9 @@ cleanup() {
   if [[ -n $WRK_PID ]] && kill -0 "$WRK_PID" 2>/dev/null; then
     kill -TERM "$WRK_PID" 2>/dev/null || true
   fi
+  for i in "${REDIS_PIDS[@]}"; do
+    kill -TERM "$i" 2>/dev/null || true
+  done
   if [[ -n $SVC_PID ]] && kill -0 "$SVC_PID" 2>/dev/null; then
     kill -TERM "$SVC_PID" 2>/dev/null || true
     for ((i = 0; i < 50; i++)); do
@@ -112,19 +156,22 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 port_free() { [[ -z $(ss -Htln "sport = :$1" 2>/dev/null) ]]; }
-pick_port() { # first free port in 57200-57299 other than $1
+PORTS_TAKEN=" "
+pick_port() { # the first free port in 56000-56099 that this script has not picked yet
   local p
-  for ((p = 57200; p <= 57299; p++)); do
-    if [[ $p != "${1:-}" ]] && port_free "$p"; then
-      echo "$p"
+  for ((p = 56000; p <= 56099; p++)); do
+    if [[ $PORTS_TAKEN != *" $p "* ]] && port_free "$p"; then
+      PORTS_TAKEN+="$p "
+      PICKED=$p
       return
     fi
   done
-  echo "bench: no free port in 57200-57299" >&2
+  echo "bench: no free port in 56000-56099" >&2
   exit 1
 }
 
-PG_PORT=$(pick_port)
+pick_port
+PG_PORT=$PICKED
 bash scripts/pg.sh start "$PGDIR" "$PG_PORT" >/dev/null
 BITMAPD_DSN=$(<"$PGDIR/dsn")
 export BITMAPD_DSN
@@ -134,9 +181,13 @@ sql() { psql "$BITMAPD_DSN" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
   exit 1
 }
 
-HTTP_PORT=$(pick_port "$PG_PORT")
+pick_port
+HTTP_PORT=$PICKED
+pick_port
+RESP_PORT=$PICKED
 URL=http://127.0.0.1:$HTTP_PORT
-"$BIN" --set http.address=127.0.0.1 --set "http.port=$HTTP_PORT" >"$WORK/bitmapd.log" 2>&1 &
+"$BIN" --set http.address=127.0.0.1 --set "http.port=$HTTP_PORT" \
+  --set resp.address=127.0.0.1 --set "resp.port=$RESP_PORT" >"$WORK/bitmapd.log" 2>&1 &
 SVC_PID=$!
 for ((i = 0; ; i++)); do
   if [[ $(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$URL/healthz" || true) == 200 ]]; then
@@ -149,8 +200,36 @@ for ((i = 0; ; i++)); do
   fi
   sleep 0.1
 done
-log "postgres on 127.0.0.1:$PG_PORT, bitmapd (pid $SVC_PID) on $URL"
+log "postgres on 127.0.0.1:$PG_PORT, bitmapd (pid $SVC_PID) on $URL and RESP port $RESP_PORT"
 LOG_LINES_AT_START=$(wc -l <"$WORK/bitmapd.log") # warnings before it was healthy do not count
+
+# Two redis-servers for bench/resp.sh and bench/storage.sh: one in memory, one
+# that fsyncs its append-only file on every write (in BENCH_TMP, the same disk
+# as the cluster). No AOF rewrite, so none starts in the middle of a measurement.
+BENCH_TMP=$WORK/tmp
+mkdir -p -- "$BENCH_TMP/redis-memory" "$BENCH_TMP/redis-fsync"
+start_redis() { # NAME ARGS…: sets PICKED to its port
+  local name=$1 i
+  shift
+  pick_port
+  redis-server --bind 127.0.0.1 --port "$PICKED" --daemonize no --dir "$BENCH_TMP/$name" \
+    --logfile "$BENCH_TMP/$name/redis.log" "$@" &
+  REDIS_PIDS+=($!)
+  for ((i = 0; ; i++)); do
+    [[ $(redis-cli -p "$PICKED" PING 2>/dev/null) == PONG ]] && break
+    if ((i >= 100)); then
+      echo "bench: redis-server ($name) did not start on port $PICKED" >&2
+      tail -n 5 "$BENCH_TMP/$name/redis.log" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+}
+start_redis redis-memory --save '' --appendonly no
+REDIS_PORT=$PICKED
+start_redis redis-fsync --save '' --appendonly yes --appendfsync always --auto-aof-rewrite-percentage 0
+REDIS_FSYNC_PORT=$PICKED
+log "redis-server in memory on port $REDIS_PORT, with appendfsync always on port $REDIS_FSYNC_PORT"
 
 # CPU time (seconds, 2 decimals) used so far by the service, and by the whole machine.
 svc_cpu() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$SVC_PID/stat"; }
@@ -372,6 +451,44 @@ for w in "${WORKLOADS[@]}"; do
   fi
 done
 
+# --- steps 3-4: scripts that each write a Markdown fragment ---------------------
+# resp.sh and http_scale.sh measure throughput; storage.sh goes last, since its
+# loads leave dead tuples and checkpoints behind. A failure is reported, not fatal.
+
+DSN_PASSWORD=$(sed -n 's/.*password=\([^ ]*\).*/\1/p' <<<"$BITMAPD_DSN")
+DSN_USER=$(sed -n 's/.*user=\([^ ]*\).*/\1/p' <<<"$BITMAPD_DSN")
+DSN_DB=$(sed -n 's/.*dbname=\([^ ]*\).*/\1/p' <<<"$BITMAPD_DSN")
+export BENCH_PGURL="postgresql://$DSN_USER:$DSN_PASSWORD@127.0.0.1:$PG_PORT/$DSN_DB"
+export BENCH_HTTP=$URL BENCH_RESP_PORT=$RESP_PORT BENCH_REDIS_PORT=$REDIS_PORT
+export BENCH_REDIS_FSYNC_PORT=$REDIS_FSYNC_PORT BENCH_BIN=$BIN BENCH_NAIVE=$NAIVE BENCH_TMP
+CHART=$(dirname -- "$OUT")/bench-throughput.png
+export BENCH_CHART=$WORK/bench-throughput.png BENCH_CHART_LINK=bench-throughput.png
+STEPS=(resp http_scale storage)
+declare -A STEP_RC=() STEP_S=()
+for st in "${STEPS[@]}"; do
+  script=bench/$st.sh
+  if [[ ! -f $script ]]; then
+    STEP_RC[$st]=absent
+    log "$script: absent, skipped"
+    continue
+  fi
+  log "$script (at most ${STEP_TIMEOUT}s)"
+  phase "$st.sh"
+  t0=$(date +%s)
+  rc=0
+  timeout --kill-after=10 "$STEP_TIMEOUT" bash "$script" "$WORK/fragment-$st.md" 2> >(tee "$WORK/$st.err" >&2) || rc=$?
+  STEP_S[$st]=$(($(date +%s) - t0))
+  STEP_RC[$st]=$rc
+  if ((rc != 0)); then
+    log "$script failed (exit $rc$( ((rc == 124)) && echo ", timed out after ${STEP_TIMEOUT}s"))"
+  fi
+  if ! kill -0 "$SVC_PID" 2>/dev/null; then
+    echo "bench: bitmapd died during $script; its log:" >&2
+    tail -n 30 "$WORK/bitmapd.log" >&2
+    exit 1
+  fi
+done
+
 phase end
 
 # PostgreSQL checkpoints (log_checkpoints is on by default), by the phase they started in.
@@ -445,8 +562,8 @@ storage_table() {
   printf '| `pg_total_relation_size('"'"'bitmapd.bitmaps'"'"')` / users | %s |\n' "$(thousands "$rel_pu")"
 }
 
-CMD="make bench"
-[[ -z ${BENCH_SECONDS:-} ]] || CMD="BENCH_SECONDS=$SECS $CMD"
+CMD="${CMD_ENV}make bench"
+REDIS_VERSION=$(redis-server --version | sed -n 's/.* v=\([^ ]*\).*/\1/p')
 PG_VERSION=$(sql -c "SHOW server_version")
 PG_SETTINGS=$(sql -c "SELECT string_agg(name || ' ' || current_setting(name), ', ' ORDER BY name)
   FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'max_wal_size')")
@@ -464,7 +581,24 @@ TOTAL_S=$(($(date +%s) - START_S))
   echo "# Benchmarks"
   echo
   echo "Figures of one run of \`$CMD\` ($(date -u '+%Y-%m-%d %H:%M UTC'), ${TOTAL_S}s in all). The script,"
-  echo "\`bench/run.sh\`, rewrites this file on every run; the Lua scripts of wrk are in \`bench/\`."
+  echo "\`bench/run.sh\`, rewrites this file on every run; what it runs is in \`bench/\` (wrk's Lua scripts,"
+  echo "\`resp.sh\`, \`naive.c\`, \`http_scale.sh\`, \`storage.sh\`, \`chart.gp\`)."
+  if ((QUICK)); then
+    echo
+    echo "**This is a smoke run (\`BENCH_QUICK=1\`)**: short measurements, fewer client counts, one repeat,"
+    echo "small workloads. It shows that the benchmark works end to end; its figures are not to be quoted."
+  fi
+  echo
+  echo "## Targets"
+  echo
+  if [[ -s $WORK/tmp/resp/targets.md ]]; then
+    cat -- "$WORK/tmp/resp/targets.md"
+  else
+    echo "bench/resp.sh wrote no table of targets (see \"Steps\" in the notes)."
+  fi
+  echo
+  echo "The targets of fan-out, deep pages and storage are in the sections of \`http_scale.sh\` and"
+  echo "\`storage.sh\` below, when they ran."
   echo
   echo "## Machine"
   echo
@@ -475,10 +609,13 @@ TOTAL_S=$(($(date +%s) - START_S))
   echo "| kernel | $(uname -r) |"
   echo "| PostgreSQL | $PG_VERSION on loopback, a throwaway cluster of \`scripts/pg.sh\` with default settings ($PG_SETTINGS) |"
   echo "| bitmapd | \`$BIN\` at $REV, configuration of \`service.ini\` (pool of ${POOL:-4} PostgreSQL connections) |"
-  echo "| load generator | wrk $WRK_VERSION, $THREADS threads, $CONNS connections, ${SECS}s per workload, \`--latency\` |"
+  echo "| load generator | wrk $WRK_VERSION, $THREADS threads, $CONNS connections, ${SECS}s per workload, \`--latency\`; redis-benchmark $REDIS_VERSION (\`bench/resp.sh\`) |"
+  echo "| Redis | redis-server $REDIS_VERSION on loopback: one in memory (\`--save '' --appendonly no\`), one with \`--appendonly yes --appendfsync always --auto-aof-rewrite-percentage 0\` |"
   echo "| load average at start | $LOAD_AT_START |"
   echo
-  echo "## Workload"
+  echo "## HTTP message box (wrk)"
+  echo
+  echo "### Workload"
   echo
   echo "The message box of seed 000: $SEED_DESC. A user receives five messages a day for a year,"
   echo "one id in each $(thousands "$SLOTS")th of a global sequence of $(thousands $((SLOTS * SLOT_WIDTH))) ids (\`bench/common.lua\`); a user"
@@ -498,25 +635,58 @@ TOTAL_S=$(($(date +%s) - START_S))
     echo "Every user holds a full year: $FULL_HOW."
   fi
   echo
-  echo "## Throughput and latency"
+  echo "### Throughput and latency"
   echo
   load_table
   echo
-  echo "## Bytes stored per user"
+  echo "### Bytes stored per user"
   echo
   storage_table
   echo
+  for st in "${STEPS[@]}"; do
+    if [[ -s $WORK/fragment-$st.md ]]; then
+      cat -- "$WORK/fragment-$st.md"
+      echo
+    fi
+    if [[ ${STEP_RC[$st]} != 0 && ${STEP_RC[$st]} != absent ]]; then
+      if [[ ! -s $WORK/fragment-$st.md ]]; then
+        echo "## bench/$st.sh"
+        echo
+      fi
+      echo "**bench/$st.sh failed** (exit ${STEP_RC[$st]}$( ((STEP_RC[$st] == 124)) && echo ", stopped after ${STEP_TIMEOUT}s")); the figures above from it, if any, are incomplete. Its last lines on stderr:"
+      echo
+      echo '```'
+      tail -n 8 "$WORK/$st.err" 2>/dev/null || true
+      echo '```'
+      echo
+    fi
+  done
   echo "## Notes"
   echo
+  printf -- '- Steps after the wrk phases, in this order:'
+  for st in "${STEPS[@]}"; do
+    case ${STEP_RC[$st]} in
+      absent) printf ' `bench/%s.sh` absent;' "$st" ;;
+      0) printf ' `bench/%s.sh` %ss;' "$st" "${STEP_S[$st]}" ;;
+      *) printf ' `bench/%s.sh` **failed** (exit %s) after %ss;' "$st" "${STEP_RC[$st]}" "${STEP_S[$st]}" ;;
+    esac
+  done
+  echo " each in at most ${STEP_TIMEOUT}s."
   echo "- PostgreSQL, bitmapd and wrk share the same $(nproc) cores, so every figure is lower than with the"
   echo "  load generator on another machine; \"machine CPU\" is how busy all cores were during the phase and"
   echo "  \"bitmapd CPU\" is the service's own share (100% = one core)."
   echo "- fsync and synchronous_commit are on: every acknowledged write is durable, which bounds write throughput."
-  echo "- A push or a read is a compare-and-swap write of the user's bitmap row; isReadable and page load the"
-  echo "  user's two rows and answer from the decoded bitmaps."
-  echo "- The service keeps two rows per user, \`message:push:{u}\` and \`message:read:{u}\`; a push creates"
-  echo "  both, so after seeding each user has an empty read row. The relation size counts tuple headers,"
-  echo "  the TOAST table (a full year's push bitmap is above the 2 kB TOAST threshold) and the key index."
+  echo "- A push or a read is a compare-and-swap write of the user's bitmap rows; isReadable and page load the"
+  echo "  user's rows and answer from the decoded bitmaps."
+  if ((all_rows == 2 * USERS)); then
+    echo "- The service keeps two rows per user, \`message:push:{u}\` and \`message:read:{u}\`; after seeding"
+    echo "  the table held both for every user (the read rows empty)."
+  else
+    echo "- The service keeps a user's box in the rows \`message:push:{u}\` and \`message:read:{u}\`; after"
+    echo "  seeding the table held $(thousands "$all_rows") rows for $(thousands "$USERS") users."
+  fi
+  echo "  The relation size counts tuple headers, the TOAST table (a full year's push bitmap is above the"
+  echo "  2 kB TOAST threshold) and the key index."
   echo "- Storage is measured after seeding, before the load phases (which add ids and read marks)."
   echo "- The row-per-event table holds the same users' ids as \`(user_id bigint, message_id int)\` rows with a"
   echo "  primary key on both, built in the same database (${ROW_S}s) and vacuumed, like the copy of the bitmap rows."
@@ -538,9 +708,16 @@ TOTAL_S=$(($(date +%s) - START_S))
 
 mkdir -p -- "$(dirname -- "$OUT")"
 cp -- "$WORK/report.md" "$OUT"
+if [[ -s $BENCH_CHART ]]; then
+  cp -- "$BENCH_CHART" "$CHART"
+else
+  rm -f -- "$CHART" # not a chart of another run next to this report
+fi
+echo
+[[ ! -s $WORK/tmp/resp/targets.md ]] || sed -n '/^|/p' "$WORK/tmp/resp/targets.md"
 echo
 load_table
 echo
 storage_table
 echo
-log "done in ${TOTAL_S}s; wrote $OUT"
+log "done in ${TOTAL_S}s; wrote $OUT$([[ -s $BENCH_CHART ]] && echo " and $CHART")"
