@@ -1,12 +1,12 @@
 # bench/chart.gp — throughput against client count, SETBIT and GETBIT side by side.
-# gnuplot -c bench/chart.gp DIR OUT.png
+# gnuplot -c bench/chart.gp DIR OUT.png ["CLIENT COUNTS" ["KEYS"]]
 # DIR holds chart-{SETBIT,GETBIT}-{bitmapd,redis-fsync,redis-memory,naive}.dat,
 # each "clients requests_per_second" per line (medians, written by bench/resp.sh);
 # an empty file is a series that was not measured.
 dir = ARG1
 out = ARG2
 
-set terminal pngcairo size 1200,520 font "DejaVu Sans,10"
+set terminal pngcairo size 1200,560 font "DejaVu Sans,10"
 set output out
 set datafile separator whitespace
 set logscale xy
@@ -14,10 +14,17 @@ set xlabel "clients (connections)"
 set ylabel "requests per second (median)"
 set format y "%.0s%c"
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"
-set key top left box opaque
-set xrange [0.8:*]
+set key below horizontal maxcols 2 width 2
+set bmargin 8
+set offsets graph 0.05, graph 0.08, 0, 0
 
 f(cmd, t) = sprintf("%s/chart-%s-%s.dat", dir, cmd, t)
+
+# Optional third argument: the client counts, as tics ("1 10 50 100").
+if (ARGC >= 3) {
+    set xtics () nomirror
+    do for [c in ARG3] { set xtics add (c int(c)) }
+}
 
 # Line styles, the same system in the same colour in both panels.
 set style line 1 lc rgb "#1f77b4" lw 2 pt 7 ps 1.2   # bitmapd
@@ -25,7 +32,8 @@ set style line 2 lc rgb "#d62728" lw 2 pt 5 ps 1.1   # redis, appendfsync always
 set style line 3 lc rgb "#ff7f0e" lw 2 pt 9 ps 1.3   # redis, in memory
 set style line 4 lc rgb "#7f7f7f" lw 2 pt 13 ps 1.2  # naive seed-000 design
 
-set multiplot layout 1,2 title "SETBIT and GETBIT over 1,000,000 random keys, one machine, same run (bench/resp.sh)"
+keys = (ARGC >= 4) ? ARG4 : "random"
+set multiplot layout 1,2 title sprintf("SETBIT and GETBIT over %s random keys, one machine, same run (bench/resp.sh)", keys)
 
 set title "SETBIT (durable: bitmapd, redis appendfsync always, naive)"
 plot f("SETBIT", "bitmapd")      using 1:2 with linespoints ls 1 title "bitmapd (RESP)", \
