@@ -50,6 +50,28 @@ struct db_job *db_query(struct db *db, const char *sql, int nparams, const struc
  * completion on the server; its result is discarded. */
 void db_cancel(struct db_job *job);
 
+/* A job with no statement: cb gets DB_OK with res NULL on a later turn of the loop
+ * (never from inside this call). Cancellable like any job. */
+struct db_job *db_defer(struct db *db, db_cb cb, void *arg) WUR;
+
+/* A job with no statement, answered when its owner calls db_complete() (which calls
+ * cb synchronously unless the job was cancelled, then frees it). For work that is
+ * queued elsewhere, e.g. writes waiting for the next group commit. */
+struct db_job *db_pending(struct db *db, db_cb cb, void *arg) WUR;
+void db_complete(struct db_job *job, enum db_status status, const char *message);
+bool db_cancelled(const struct db_job *job);
+struct event_base *db_event_base(struct db *db);
+
+/* Opens one more connection, outside the pool, that LISTENs on channel (an SQL
+ * identifier, not quoted) and reconnects with the pool's backoff. on_state(true) once
+ * LISTEN has completed, on_state(false) when the connection is lost (notifications
+ * may have been missed in between); on_notify for each payload while up. */
+typedef void (*db_notify_cb)(const char *payload, void *arg);
+typedef void (*db_listen_state_cb)(bool up, void *arg);
+bool db_listen(struct db *db, const char *channel, db_notify_cb on_notify, db_listen_state_cb on_state,
+               void *arg) WUR;
+bool db_listening(const struct db *db);
+
 /* Big-endian int8 of a binary-format result cell. */
 int64_t db_value_int8(const PGresult *res, int row, int col);
 

@@ -32,6 +32,7 @@ struct db_job {
     void *arg;
     bool cancelled;
     bool queued;
+    bool local;          /* db_defer(): no statement, answered DB_OK on the next turn */
     struct event *timer; /* queue deadline, or immediate failure */
     PGresult *res;       /* first result of the statement */
     const char *fail_message;
@@ -48,6 +49,7 @@ struct db_conn {
     struct event *timer;
     int backoff_ms;
     struct db_job *job;
+    bool listener; /* the LISTEN connection: takes no job of the queue */
 };
 
 struct db {
@@ -60,10 +62,17 @@ struct db {
     struct job_queue queue;
     int queued;
     unsigned long queries, failures, reconnects;
+    struct db_conn *listen;   /* NULL until db_listen() */
+    char *listen_channel;
+    bool listen_up;
+    db_notify_cb on_notify;
+    db_listen_state_cb on_listen_state;
+    void *listen_arg;
 };
 
 static void conn_io_cb(evutil_socket_t fd, short what, void *arg);
 static void db_dispatch(struct db *db);
+static void listen_set_up(struct db *db, bool up);
 
 static struct timeval ms_to_tv(int ms)
 {
@@ -87,7 +96,9 @@ static void job_finish(struct db_job *job, enum db_status status, const char *me
 {
     struct db_result r = {status, NULL, message, NULL};
 
-    if (status == DB_OK && job->res) {
+    if (status == DB_OK && job->local) {
+        /* a deferred answer: no result set */
+    } else if (status == DB_OK && job->res) {
         ExecStatusType st = PQresultStatus(job->res);
         if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK) {
             r.res = job->res;
@@ -116,6 +127,10 @@ static void job_dequeue(struct db_job *job)
 static void job_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct db_job *job = arg;
+    if (job->local) {
+        job_finish(job, DB_OK, NULL);
+        return;
+    }
     job_dequeue(job);
     job_finish(job, DB_UNAVAILABLE,
                job->fail_message ? job->fail_message : "timed out waiting for a database connection");
@@ -159,8 +174,8 @@ static bool job_copy_params(struct db_job *job, int n, const struct db_param *p)
     return true;
 }
 
-struct db_job *db_query(struct db *db, const char *sql, int nparams, const struct db_param *params,
-                        db_cb cb, void *arg)
+static struct db_job *job_new(struct db *db, const char *sql, int nparams, const struct db_param *params,
+                              db_cb cb, void *arg)
 {
     struct db_job *job = calloc(1, sizeof(*job));
     if (!job) return NULL;
@@ -174,6 +189,40 @@ struct db_job *db_query(struct db *db, const char *sql, int nparams, const struc
         job_free(job);
         return NULL;
     }
+    return job;
+}
+
+struct db_job *db_defer(struct db *db, db_cb cb, void *arg)
+{
+    struct db_job *job = job_new(db, "", 0, NULL, cb, arg);
+    struct timeval now = {0, 0};
+    if (!job) return NULL;
+    job->local = true;
+    event_add(job->timer, &now);
+    return job;
+}
+
+struct db_job *db_pending(struct db *db, db_cb cb, void *arg)
+{
+    struct db_job *job = job_new(db, "", 0, NULL, cb, arg);
+    if (job) job->local = true;
+    return job;
+}
+
+void db_complete(struct db_job *job, enum db_status status, const char *message)
+{
+    job_finish(job, status, message);
+}
+
+bool db_cancelled(const struct db_job *job) { return job->cancelled; }
+
+struct event_base *db_event_base(struct db *db) { return db->base; }
+
+struct db_job *db_query(struct db *db, const char *sql, int nparams, const struct db_param *params,
+                        db_cb cb, void *arg)
+{
+    struct db_job *job = job_new(db, sql, nparams, params, cb, arg);
+    if (!job) return NULL;
     db->queries++;
     TAILQ_INSERT_TAIL(&db->queue, job, entry);
     job->queued = true;
@@ -238,6 +287,7 @@ static void conn_lost(struct db_conn *c, const char *why)
     reason[strcspn(reason, "\n")] = '\0';
     if (conn_is_up(c))
         log_warn("msg=\"database connection lost\" conn=%d reason=\"%s\"", c->index, reason);
+    if (c->listener) listen_set_up(db, false);
     event_del(c->io);
     if (c->pg) PQfinish(c->pg);
     c->pg = NULL;
@@ -248,11 +298,32 @@ static void conn_lost(struct db_conn *c, const char *why)
     if (c->backoff_ms > db->cfg->pg_reconnect_max_ms) c->backoff_ms = db->cfg->pg_reconnect_max_ms;
     struct timeval tv = ms_to_tv(c->backoff_ms / 2 + rand() % (c->backoff_ms / 2 + 1));
     event_add(c->timer, &tv);
-    if (!db_is_up(db)) {
+    if (!c->listener && !db_is_up(db)) {
         struct db_job *q;
         while ((q = TAILQ_FIRST(&db->queue)) != NULL) job_fail_soon(q, "database unavailable");
     }
     if (job) job_finish(job, DB_UNAVAILABLE, reason);
+}
+
+/* Hands every notification libpq has read to the listener's callback. */
+static void conn_drain_notifies(struct db_conn *c)
+{
+    PGnotify *n;
+    while ((n = PQnotifies(c->pg)) != NULL) {
+        if (c->listener && c->db->listen_up) c->db->on_notify(n->extra, c->db->listen_arg);
+        PQfreemem(n);
+    }
+}
+
+static void listen_set_up(struct db *db, bool up)
+{
+    if (db->listen_up == up) return;
+    db->listen_up = up;
+    if (up)
+        log_info("msg=\"listening for changes\" channel=%s", db->listen_channel);
+    else
+        log_warn("msg=\"change listener down\" channel=%s", db->listen_channel);
+    db->on_listen_state(up, db->listen_arg);
 }
 
 static void conn_start_connect(struct db_conn *c)
@@ -269,6 +340,39 @@ static void conn_start_connect(struct db_conn *c)
         return;
     }
     conn_arm(c, EV_WRITE, CONNECT_TIMEOUT_MS);
+}
+
+static void conn_run(struct db_conn *c, struct db_job *job);
+static struct db_job *job_new(struct db *db, const char *sql, int nparams, const struct db_param *params,
+                              db_cb cb, void *arg);
+
+static void listen_done(const struct db_result *r, void *arg)
+{
+    struct db_conn *c = arg;
+    if (r->status == DB_OK) {
+        listen_set_up(c->db, true);
+        return;
+    }
+    if (c->state != CONN_IDLE) return; /* the connection was lost: it reconnects by itself */
+    log_warn("msg=\"LISTEN failed\" reason=\"%s\"", r->message ? r->message : "?");
+    /* conn_lost() from inside the job's own completion would free the job twice:
+     * the connection is dropped on its next timer instead */
+    struct timeval soon = {0, 0};
+    c->state = CONN_BUSY;
+    event_add(c->timer, &soon);
+}
+
+/* The listener connected: LISTEN before anything else. */
+static void listen_start(struct db_conn *c)
+{
+    char sql[128];
+    snprintf(sql, sizeof(sql), "LISTEN %s", c->db->listen_channel);
+    struct db_job *job = job_new(c->db, sql, 0, NULL, listen_done, c);
+    if (!job) {
+        conn_lost(c, "out of memory");
+        return;
+    }
+    conn_run(c, job);
 }
 
 static void conn_poll_connect(struct db_conn *c)
@@ -289,7 +393,10 @@ static void conn_poll_connect(struct db_conn *c)
         c->backoff_ms = 0;
         conn_set_state(c, CONN_IDLE);
         conn_arm(c, EV_READ, 0);
-        db_dispatch(c->db);
+        if (c->listener)
+            listen_start(c);
+        else
+            db_dispatch(c->db);
         return;
     default:
         conn_lost(c, PQerrorMessage(c->pg));
@@ -324,12 +431,11 @@ static void conn_run(struct db_conn *c, struct db_job *job)
 /* An idle connection only hears goodbyes (server shutdown) and notifications. */
 static void conn_read_idle(struct db_conn *c)
 {
-    PGnotify *n;
     if (!PQconsumeInput(c->pg)) {
         conn_lost(c, PQerrorMessage(c->pg));
         return;
     }
-    while ((n = PQnotifies(c->pg)) != NULL) PQfreemem(n);
+    conn_drain_notifies(c);
     if (PQstatus(c->pg) == CONNECTION_BAD)
         conn_lost(c, "server closed the connection");
     else
@@ -351,7 +457,8 @@ static void conn_read_busy(struct db_conn *c)
             conn_set_state(c, CONN_IDLE);
             conn_arm(c, EV_READ, 0);
             job_finish(job, DB_OK, NULL);
-            db_dispatch(c->db);
+            if (!c->listener) db_dispatch(c->db);
+            conn_drain_notifies(c);
             return;
         }
         if (c->job->res)
@@ -395,7 +502,7 @@ static void conn_timer_cb(evutil_socket_t fd, short what, void *arg)
         conn_lost(c, "connect timed out");
         break;
     case CONN_BUSY:
-        conn_lost(c, "query timed out");
+        conn_lost(c, c->job ? "query timed out" : "LISTEN failed");
         break;
     case CONN_IDLE:
         break;
@@ -444,21 +551,51 @@ err:
     return NULL;
 }
 
+bool db_listen(struct db *db, const char *channel, db_notify_cb on_notify, db_listen_state_cb on_state,
+               void *arg)
+{
+    struct db_conn *c = calloc(1, sizeof(*c));
+    if (!c || !(db->listen_channel = strdup(channel))) {
+        free(c);
+        return false;
+    }
+    c->db = db;
+    c->index = -1;
+    c->listener = true;
+    c->state = CONN_DOWN;
+    c->io = event_new(db->base, -1, 0, conn_io_cb, c);
+    c->timer = evtimer_new(db->base, conn_timer_cb, c);
+    db->listen = c;
+    db->on_notify = on_notify;
+    db->on_listen_state = on_state;
+    db->listen_arg = arg;
+    if (!c->io || !c->timer) return false; /* freed by db_free() */
+    conn_start_connect(c);
+    return true;
+}
+
+bool db_listening(const struct db *db) { return db->listen_up; }
+
+static void conn_free(struct db_conn *c)
+{
+    if (c->job) job_free(c->job);
+    if (c->pg) PQfinish(c->pg);
+    if (c->io) event_free(c->io);
+    if (c->timer) event_free(c->timer);
+}
+
 void db_free(struct db *db)
 {
     struct db_job *job;
     if (!db) return;
+    if (db->listen) conn_free(db->listen);
+    free(db->listen);
+    free(db->listen_channel);
     while ((job = TAILQ_FIRST(&db->queue)) != NULL) {
         job_dequeue(job);
         job_free(job);
     }
-    for (int i = 0; db->conns && i < db->nconns; i++) {
-        struct db_conn *c = &db->conns[i];
-        if (c->job) job_free(c->job);
-        if (c->pg) PQfinish(c->pg);
-        if (c->io) event_free(c->io);
-        if (c->timer) event_free(c->timer);
-    }
+    for (int i = 0; db->conns && i < db->nconns; i++) conn_free(&db->conns[i]);
     free(db->conns);
     free(db->dsn);
     free(db);
