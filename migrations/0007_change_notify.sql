@@ -6,7 +6,10 @@
 --
 -- Payload: comma-separated items, at most ~7,600 bytes per notification (the limit is
 -- 8,000), one item per changed row:
---   <key as hex>:<version>:<checksum>   for an inserted or updated row
+--   <key as hex>:<version>:<xid>        for an inserted or updated row; xid is the
+--                                       writing transaction (txid_current() mod 2^32,
+--                                       the new row's xmin), so any write, even one that
+--                                       keeps version and checksum, is told apart
 --   <key as hex>:d                      for a deleted row
 --   *                                   TRUNCATE: everything changed
 -- Chunks are cut where the running length passes a multiple of 3,500 bytes, so a
@@ -23,7 +26,7 @@ BEGIN
        FROM (SELECT item, ord, sum(length(item) + 1) OVER (ORDER BY ord) / 3500 AS chunk
                FROM (SELECT encode(key, 'hex') ||
                             CASE WHEN TG_OP = 'DELETE' THEN ':d'
-                                 ELSE ':' || version || ':' || checksum END AS item,
+                                 ELSE ':' || version || ':' || txid_current() % 4294967296 END AS item,
                             row_number() OVER () AS ord
                        FROM changed) s) t
       GROUP BY chunk;
