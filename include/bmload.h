@@ -28,10 +28,10 @@ struct bmload;
 typedef void (*bmload_cb)(struct bmload *l, enum bmload_status st, const char *message,
                           struct bmload_key *keys, size_t n, void *arg);
 
-/* Loads n keys (names copied). Returns false only when out of memory (cb not called).
+/* Loads n keys (names copied); flags as store_load() (STORE_CONSISTENT). Returns false only when out of memory (cb not called).
  * The callback owns nothing: call bmload_free(l) when done with the bitmaps
  * (also inside the callback). */
-bool bmload_start(struct store *st, const char *const *names, const size_t *lens, size_t n,
+bool bmload_start(struct store *st, const char *const *names, const size_t *lens, size_t n, unsigned flags,
                   bmload_cb cb, void *arg) WUR;
 void bmload_free(struct bmload *l);
 

@@ -36,6 +36,9 @@ struct config {
     int pg_reconnect_max_ms;
     int pg_batch_keys;
     int pg_max_retries;
+    int pg_write_statements; /* group commit: write statements in flight at once */
+    /* [cache] */
+    int cache_max_mb;        /* hot bitmaps kept in memory; 0: no cache */
     /* [inbox] */
     char *inbox_period_time_zone;
     /* [checkin] */

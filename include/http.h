@@ -23,6 +23,7 @@ struct http_ctx {
     json_t *body;           /* parsed JSON object for POST/PUT, else NULL */
     bool has_if_match;
     int64_t if_match;
+    bool consistent;        /* ?consistent=true: reads check versions in the database */
     bool gone;              /* the client disconnected: the reply goes nowhere */
     void (*on_gone)(struct http_ctx *c); /* set by a handler with work in flight */
     void *op;               /* the handler's state */
@@ -40,6 +41,9 @@ int http_inflight(void);
 
 /* The route table, for --routes and the OpenAPI check. */
 const struct route *http_routes(size_t *n);
+
+/* store_load()/bmload_start() flags for this request's reads. */
+unsigned http_load_flags(const struct http_ctx *c);
 
 /* Sends obj (reference stolen) with status; etag >= 0 adds an ETag header. Frees c. */
 void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag);

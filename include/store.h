@@ -18,7 +18,7 @@ struct store_key {
 };
 
 struct store_row {
-    bool found;
+    bool found; /* false: no row; version 0, empty bits */
     int64_t version;
     const uint8_t *bits; /* borrowed from the result: valid until the callback returns */
     size_t len;
@@ -41,6 +41,7 @@ struct store_write {
     uint32_t checksum;
     int64_t nbytes; /* stored as the Redis string length; -1 stores NULL */
     int32_t group;
+    bool absent;    /* loaded as "no row": the write inserts it (version 1), or checks it is still absent */
 };
 
 /* conflict[g] is true for each group g (0 .. ngroups-1) that did not commit because
@@ -48,20 +49,42 @@ struct store_write {
 typedef void (*store_cas_cb)(enum store_status st, const char *err, const bool *conflict, void *arg);
 
 struct store;
+struct config;
 
-struct store *store_new(struct db *db) WUR;
+/* With cfg->cache_max_mb > 0 the store keeps hot rows in memory (cache.h) while it
+ * receives the change notifications of the database. */
+struct store *store_new(struct db *db, const struct config *cfg) WUR;
 void store_free(struct store *st);
 
-/* Loads keys (at most a few thousand at a time). With create, missing keys are first
- * inserted as empty version-0 rows, so that every later write is a plain
- * compare-and-swap of existing rows. The returned job can be cancelled with db_cancel(). */
-struct db_job *store_load(struct store *st, const struct store_key *keys, size_t n, bool create,
+/* STORE_CONSISTENT: check every key's version in the database (bits travel only for
+ * keys whose version or checksum differs from the cached copy). */
+#define STORE_CONSISTENT 1u
+
+/* Loads keys (at most a few thousand at a time), from the cache where it can: the
+ * callback always comes on a later turn of the loop. A missing key is a row with
+ * found = false. The returned job can be cancelled with db_cancel(). */
+struct db_job *store_load(struct store *st, const struct store_key *keys, size_t n, unsigned flags,
                           store_load_cb cb, void *arg) WUR;
 
-/* One statement: locks the rows in key order, and updates every group whose
- * versions all still match (version := version + 1). Keys must be distinct. */
+/* Group commit: the writes join the next compare-and-swap statement, which carries
+ * the writes of every request waiting at that time ([postgres] write_statements
+ * statements are in flight at once; a lone request is sent at once). The statement
+ * locks the rows in key order and updates (or inserts, for absent keys) every group
+ * whose versions all still match (version := version + 1). Keys must be distinct
+ * within a call and from any other call in flight. The callback comes after commit. */
 struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
                          store_cas_cb cb, void *arg) WUR;
+
+struct cache;
+/* The store's cache (never NULL), for statistics. */
+struct cache *store_cache(struct store *st);
+struct event_base *store_event_base(struct store *st);
+
+struct store_stats {
+    unsigned long cas_statements, cas_calls, cas_keys, loads, load_statements, load_keys_db, load_keys_cached;
+    unsigned long max_batch_calls;
+};
+void store_get_stats(const struct store *st, struct store_stats *out);
 
 /* A trivial round trip, for health checks. */
 struct db_job *store_ping(struct store *st, db_cb cb, void *arg) WUR;

@@ -1,5 +1,5 @@
 /* wpath.h — the write path of the design card, for one request:
- *   load (creating empty rows) → validate + decode → mutate → encode → compare-and-swap
+ *   load (from the cache where it can) → validate + decode → mutate → encode → compare-and-swap
  *   → on conflict reload and retry that unit only (bounded) → done after commit.
  *
  * A request is a list of units; a unit is 1..WP_MAX_KEYS keys that commit together
@@ -25,7 +25,7 @@ struct wp_key {
     int64_t nbytes;       /* loaded Redis string length (-1: none stored); written back as is */
     roaring_bitmap_t *bm; /* current content; mutate() changes it in place */
     bool dirty;           /* set by mutate() for keys it changed */
-    bool found;           /* the row existed before this write (create=false loads) */
+    bool found;           /* a row exists (else the write inserts it; version 0 until then) */
     char buf[WP_KEY_INLINE];
 };
 

@@ -54,7 +54,7 @@ static void bmload_loaded(enum store_status st, const char *err, const struct st
     l->cb(l, BMLOAD_OK, NULL, l->keys, l->n, l->arg);
 }
 
-bool bmload_start(struct store *st, const char *const *names, const size_t *lens, size_t n,
+bool bmload_start(struct store *st, const char *const *names, const size_t *lens, size_t n, unsigned flags,
                   bmload_cb cb, void *arg)
 {
     struct bmload *l = calloc(1, sizeof(*l));
@@ -74,7 +74,7 @@ bool bmload_start(struct store *st, const char *const *names, const size_t *lens
         l->lens[i] = lens[i];
         sk[i] = (struct store_key){(const uint8_t *)l->names[i], lens[i]};
     }
-    if (!store_load(st, sk, n, false, bmload_loaded, l)) goto fail;
+    if (!store_load(st, sk, n, flags, bmload_loaded, l)) goto fail;
     free(sk);
     return true;
 fail:

@@ -285,7 +285,7 @@ static void checkin_read_start(struct checkin_read *r)
     const char *names[1] = {key};
     size_t lens[1] = {checkin_key(key, r->user)};
 
-    if (!bmload_start(r->c->app->store, names, lens, 1, checkin_loaded, r)) {
+    if (!bmload_start(r->c->app->store, names, lens, 1, http_load_flags(r->c), checkin_loaded, r)) {
         http_reply_error(r->c, 500, "internal", "out of memory");
         free(r);
     }

@@ -384,6 +384,26 @@ static const char *method_name(enum evhttp_cmd_type t)
 }
 
 /* If-Match: "N", N, W/"N" or *. */
+/* ?consistent=true on any route: reads check every version in the database instead
+ * of trusting the cache (writes always do). Taken out of the query, so that handlers
+ * that list their parameters need not know it. */
+static bool parse_consistent_or_reply(struct http_ctx *c)
+{
+    const char *v;
+    while ((v = evhttp_find_header(&c->query, "consistent")) != NULL) {
+        if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
+            c->consistent = true;
+        else if (strcmp(v, "false") != 0 && strcmp(v, "0") != 0) {
+            http_reply_error(c, 400, "invalid_parameter", "consistent must be true or false");
+            return false;
+        }
+        evhttp_remove_header(&c->query, "consistent");
+    }
+    return true;
+}
+
+unsigned http_load_flags(const struct http_ctx *c) { return c->consistent ? STORE_CONSISTENT : 0; }
+
 static bool parse_if_match_or_reply(struct http_ctx *c)
 {
     const char *h = evhttp_find_header(evhttp_request_get_input_headers(c->req), "If-Match");
@@ -457,7 +477,7 @@ static void http_entry(struct evhttp_request *req, void *arg)
         http_reply_error(c, 400, "invalid_parameter", "malformed query string");
         return;
     }
-    if (!parse_if_match_or_reply(c) || !parse_body_or_reply(c)) return;
+    if (!parse_consistent_or_reply(c) || !parse_if_match_or_reply(c) || !parse_body_or_reply(c)) return;
     evhttp_connection_set_closecb(evhttp_request_get_connection(req), conn_closed, c);
     c->route->handler(c);
 }

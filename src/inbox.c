@@ -346,51 +346,73 @@ void inbox_retract(struct http_ctx *c)
 
 /* ---- fan-out ----------------------------------------------------------------------------- */
 
+#define FANOUT_LANES 4 /* requests of one fan-out in flight at once, so loads and commits overlap */
+
 struct fanout {
     struct http_ctx *c;
-    struct wpath *wp;
-    uint32_t msg;
+    struct wpath *lane[FANOUT_LANES];
+    int nlanes, running;
+    enum wp_status st; /* the first lane failure, if any */
+    char msg[200];
+    uint32_t msg_id;
 };
 
 static enum wp_mutation fanout_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct fanout *f = arg;
-    if (roaring_bitmap_contains(u->keys[0].bm, f->msg)) return WP_UNCHANGED;
-    roaring_bitmap_add(u->keys[0].bm, f->msg);
+    if (roaring_bitmap_contains(u->keys[0].bm, f->msg_id)) return WP_UNCHANGED;
+    roaring_bitmap_add(u->keys[0].bm, f->msg_id);
     u->keys[0].dirty = true;
     return WP_CHANGED;
 }
 
+static void fanout_free(struct fanout *f)
+{
+    for (int l = 0; l < f->nlanes; l++) wpath_free(f->lane[l]);
+    free(f);
+}
+
+/* Answers once every lane has ended. */
 static void fanout_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
 {
     struct fanout *f = arg;
-    struct wp_unit *units = wpath_units(wp);
-    size_t n = wpath_nunits(wp), ok = 0;
-    json_t *failed = json_array();
+    size_t n = 0, ok = 0;
+    json_t *failed;
 
-    if (st != WP_OK) {
-        json_decref(failed);
-        http_reply_wp_failure(f->c, st, msg);
-    } else {
-        for (size_t i = 0; i < n; i++) {
+    if (st != WP_OK && f->st == WP_OK) {
+        f->st = st;
+        snprintf(f->msg, sizeof(f->msg), "%s", msg ? msg : "");
+    }
+    if (--f->running > 0) return;
+    if (f->st != WP_OK) {
+        http_reply_wp_failure(f->c, f->st, f->msg);
+        fanout_free(f);
+        return;
+    }
+    failed = json_array();
+    for (int l = 0; l < f->nlanes; l++) {
+        struct wp_unit *units = wpath_units(f->lane[l]);
+        size_t nl = wpath_nunits(f->lane[l]);
+        n += nl;
+        for (size_t i = 0; i < nl; i++) {
             if (units[i].status == WP_OK)
                 ok++;
             else if (json_array_size(failed) < NOT_PUSHED_LIST_MAX)
                 json_array_append_new(failed, unit_error_json(&units[i]));
         }
-        if (ok) periods_note_push(f->c->app, &f->msg, 1);
-        json_t *out = json_pack("{s:I,s:I}", "message", (json_int_t)f->msg, "users", (json_int_t)ok);
-        if (ok < n) {
-            json_object_set_new(out, "failed", json_integer((json_int_t)(n - ok)));
-            json_object_set_new(out, "errors", failed);
-        } else {
-            json_decref(failed);
-        }
-        /* 200 when every user has the message; otherwise 500 with the count that did */
-        http_reply_json(f->c, ok == n ? 200 : 500, out, -1);
     }
-    wpath_free(f->wp);
-    free(f);
+    if (ok) periods_note_push(f->c->app, &f->msg_id, 1);
+    json_t *out = json_pack("{s:I,s:I}", "message", (json_int_t)f->msg_id, "users", (json_int_t)ok);
+    if (ok < n) {
+        json_object_set_new(out, "failed", json_integer((json_int_t)(n - ok)));
+        json_object_set_new(out, "errors", failed);
+    } else {
+        json_decref(failed);
+    }
+    /* 200 when every user has the message; otherwise 500 with the count that did */
+    http_reply_json(f->c, ok == n ? 200 : 500, out, -1);
+    fanout_free(f);
+    (void)wp;
 }
 
 static const struct wpath_ops fanout_ops = {fanout_mutate, fanout_done};
@@ -398,16 +420,19 @@ static const struct wpath_ops fanout_ops = {fanout_mutate, fanout_done};
 static void fanout_gone(struct http_ctx *c)
 {
     struct fanout *f = c->op;
-    wpath_abandon(f->wp);
+    for (int l = 0; l < f->nlanes; l++) wpath_abandon(f->lane[l]);
 }
 
-/* POST /v1/pushes {"message": id, "users": [ids]} */
+/* POST /v1/pushes {"message": id, "users": [ids]} — the users are split into lanes
+ * that run side by side; each lane goes through the write path [postgres]
+ * batch_keys users per statement, and group commit lets one lane's commit overlap
+ * another's load. */
 void inbox_fanout(struct http_ctx *c)
 {
     static const char *const fields[] = {"message", "users", NULL};
     json_t *m;
     int64_t *users;
-    size_t n;
+    size_t n, per, done = 0;
     struct fanout *f;
 
     if (!http_body_or_reply(c) || !http_body_fields_or_reply(c, fields)) return;
@@ -422,24 +447,36 @@ void inbox_fanout(struct http_ctx *c)
     }
     if (!http_json_ids_or_reply(c, json_object_get(c->body, "users"), "users", 0, USER_ID_MAX, &users, &n))
         return;
-    f = calloc(1, sizeof(*f));
-    if (!f || !(f->wp = wpath_new(c->app->store, c->app->cfg, n, &fanout_ops, f, true))) {
-        free(f);
-        free(users);
-        http_reply_error(c, 500, "internal", "out of memory");
-        return;
-    }
+    if (!(f = calloc(1, sizeof(*f)))) goto oom;
     f->c = c;
-    f->msg = (uint32_t)json_integer_value(m);
-    for (size_t i = 0; i < n; i++) {
-        struct wp_unit *u = &wpath_units(f->wp)[i];
-        u->nkeys = 1;
-        inbox_unit_key(&u->keys[0], K_PUSH, users[i]);
+    f->msg_id = (uint32_t)json_integer_value(m);
+    f->st = WP_OK;
+    /* a lane per batch_keys users, at most FANOUT_LANES; at least one (no users: 200) */
+    per = (size_t)c->app->cfg->pg_batch_keys;
+    f->nlanes = (int)((n + per - 1) / per);
+    if (f->nlanes > FANOUT_LANES) f->nlanes = FANOUT_LANES;
+    if (f->nlanes < 1) f->nlanes = 1;
+    per = (n + (size_t)f->nlanes - 1) / (size_t)f->nlanes;
+    for (int l = 0; l < f->nlanes; l++) {
+        size_t cnt = n - done < per ? n - done : per;
+        if (!(f->lane[l] = wpath_new(c->app->store, c->app->cfg, cnt, &fanout_ops, f, true))) goto oom;
+        for (size_t i = 0; i < cnt; i++) {
+            struct wp_unit *u = &wpath_units(f->lane[l])[i];
+            u->nkeys = 1;
+            inbox_unit_key(&u->keys[0], K_PUSH, users[done + i]);
+        }
+        done += cnt;
     }
     free(users);
     c->op = f;
     c->on_gone = fanout_gone;
-    wpath_run(f->wp);
+    f->running = f->nlanes;
+    for (int l = 0, nl = f->nlanes; l < nl; l++) wpath_run(f->lane[l]);
+    return;
+oom:
+    if (f) fanout_free(f);
+    free(users);
+    http_reply_error(c, 500, "internal", "out of memory");
 }
 
 /* ---- reads ----------------------------------------------------------------------------------- */
@@ -509,7 +546,7 @@ static void user_read_start(struct user_read *r)
         r->lens[i] = inbox_key(r->keys[i], i, r->user);
         keys[i] = (struct store_key){(const uint8_t *)r->keys[i], r->lens[i]};
     }
-    if (!store_load(r->c->app->store, keys, 2, false, user_read_loaded, r)) {
+    if (!store_load(r->c->app->store, keys, 2, http_load_flags(r->c), user_read_loaded, r)) {
         http_reply_error(r->c, 500, "internal", "out of memory");
         user_read_free(r);
     }

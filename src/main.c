@@ -92,7 +92,7 @@ static int serve(struct config *cfg)
     signal(SIGPIPE, SIG_IGN);
     srand((unsigned)time(NULL) ^ (unsigned)getpid());
     if (!(app.base = event_base_new()) || !(app.db = db_new(app.base, cfg, cfg->pg_dsn)) ||
-        !(app.store = store_new(app.db)) || !(srv = http_server_new(&app)) ||
+        !(app.store = store_new(app.db, app.cfg)) || !(srv = http_server_new(&app)) ||
         (cfg->resp_port && !(resp = resp_server_new(&app))))
         goto done;
     app.started = time(NULL);
@@ -191,6 +191,7 @@ int main(int argc, char **argv)
         break;
     }
     case MODE_IMPORT:
+        cfg.cache_max_mb = 0; /* a one-shot writer reads nothing twice: no cache, no listener */
         rc = rimport_main(&cfg, argc - optind, argv + optind);
         break;
     case OPT_MIGRATE:

@@ -65,7 +65,7 @@ static bool nkeys_load(struct http_ctx *c, const struct nkey_ref *refs, size_t n
         lens[i] = nkey_name(names[i], refs[i].kind, refs[i].n);
         ptrs[i] = names[i];
     }
-    ok = ok && bmload_start(c->app->store, ptrs, lens, n, cb, arg);
+    ok = ok && bmload_start(c->app->store, ptrs, lens, n, http_load_flags(c), cb, arg);
     free(names);
     free(ptrs);
     free(lens);
@@ -1167,8 +1167,10 @@ static enum wp_mutation users_mutate(struct wpath *wp, struct wp_unit *u, void *
         roaring_bitmap_or_inplace(bm, n->want);
         n->changed = roaring_bitmap_get_cardinality(bm) != before;
     }
-    u->keys[0].dirty = n->changed;
-    return n->changed ? WP_CHANGED : WP_UNCHANGED;
+    /* an audience whose users were never given has no row: writing even an empty set
+     * makes it a known (empty) audience */
+    u->keys[0].dirty = n->changed || !u->keys[0].found;
+    return u->keys[0].dirty ? WP_CHANGED : WP_UNCHANGED;
 }
 
 static void users_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)

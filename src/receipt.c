@@ -706,7 +706,7 @@ void receipt_list(struct http_ctx *c)
                           .limit = (size_t)limit, .page = page};
     const char *names[1] = {key};
     size_t lens[1] = {receipt_key(key, sizeof(key), group, msg)};
-    if (!bmload_start(c->app->store, names, lens, 1, list_loaded, o)) {
+    if (!bmload_start(c->app->store, names, lens, 1, http_load_flags(c), list_loaded, o)) {
         http_reply_error(c, 500, "internal", "out of memory");
         list_op_free(o);
     }

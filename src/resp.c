@@ -22,8 +22,10 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 
+#include "cache.h"
 #include "log.h"
 #include "rcmd.h"
+#include "store.h"
 
 #define BITMAPD_VERSION "0.3.0"
 #define REDIS_COMPAT_VERSION "7.0.15" /* the Redis whose replies we match */
@@ -514,6 +516,25 @@ static void cmd_info(struct rcmd *c)
         evbuffer_add_printf(t, "total_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
                                "rejected_connections:%llu\r\n",
                             srv ? srv->connections : 0, srv ? srv->commands : 0, srv ? srv->rejected : 0);
+    }
+    if (want_section(c, "bitmapd", false)) {
+        struct cache_stats cs;
+        struct store_stats ss;
+        cache_get_stats(store_cache(c->app->store), &cs);
+        store_get_stats(c->app->store, &ss);
+        section(t, "Bitmapd");
+        evbuffer_add_printf(t,
+                            "cache_enabled:%d\r\ncache_entries:%zu\r\ncache_bytes:%zu\r\ncache_max_bytes:%zu\r\n"
+                            "cache_hits:%llu\r\ncache_misses:%llu\r\ncache_evictions:%llu\r\n"
+                            "cache_invalidations:%llu\r\ncache_flushes:%llu\r\ncache_stale_skips:%llu\r\n"
+                            "loads:%lu\r\nload_statements:%lu\r\nload_keys_cached:%lu\r\nload_keys_db:%lu\r\n"
+                            "cas_statements:%lu\r\ncas_calls:%lu\r\ncas_keys:%lu\r\ncas_max_calls:%lu\r\n",
+                            cache_enabled(store_cache(c->app->store)), cs.entries, cs.bytes, cs.max_bytes,
+                            (unsigned long long)cs.hits, (unsigned long long)cs.misses,
+                            (unsigned long long)cs.evictions, (unsigned long long)cs.invalidations,
+                            (unsigned long long)cs.flushes, (unsigned long long)cs.stale_skips, ss.loads,
+                            ss.load_statements, ss.load_keys_cached, ss.load_keys_db, ss.cas_statements, ss.cas_calls, ss.cas_keys,
+                            ss.max_batch_calls);
     }
     c->op = t;
     if (want_section(c, "keyspace", true))

@@ -640,7 +640,7 @@ static void imp_wait_tick(evutil_socket_t fd, short what, void *arg) { (void)fd,
 static bool imp_open_store(struct imp *im)
 {
     if (!(im->base = event_base_new()) || !(im->db = db_new(im->base, im->cfg, im->cfg->pg_dsn)) ||
-        !(im->store = store_new(im->db))) {
+        !(im->store = store_new(im->db, im->cfg))) {
         fprintf(stderr, "bitmapd: out of memory\n");
         return false;
     }

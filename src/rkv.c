@@ -135,7 +135,7 @@ static void kread(struct rcmd *c, const struct rarg *const *keys, size_t n, krea
     k->fn = fn;
     k->n = n;
     k->state = c->op;
-    if (!store_load(c->app->store, sk, n, false, kread_done, k)) goto oom;
+    if (!store_load(c->app->store, sk, n, 0, kread_done, k)) goto oom;
     free(sk);
     return;
 oom:

@@ -4,20 +4,33 @@
 #include "store.h"
 
 #include <arpa/inet.h>
+#include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "codec.h"
+#include "config.h"
+#include "log.h"
 
 #define OID_BYTEA 17
 #define OID_INT8 20
 #define OID_INT4 23
 
+struct cas_call;
+struct load_ctx;
+
 struct store {
     struct db *db;
-    uint8_t *empty;      /* serialization of the empty bitmap */
-    size_t empty_len;
-    uint32_t empty_crc;
+    const struct config *cfg;
+    struct cache *cache;
+    struct cas_call *queue_head, *queue_tail; /* writes waiting for the next statement */
+    int writes_in_flight;
+    struct load_ctx *load_queue;  /* reads waiting for the next load statement */
+    struct load_ctx *ready;       /* reads answered from the cache, for the next turn */
+    struct event *ready_ev;
+    int loads_in_flight;
+    struct store_stats stats;
 };
 
 /* ---- binary array builder -------------------------------------------------- */
@@ -123,179 +136,566 @@ static enum store_status status_of(const struct db_result *r)
     return r->status == DB_UNAVAILABLE ? STORE_UNAVAILABLE : STORE_ERROR;
 }
 
-/* ---- load ------------------------------------------------------------------- */
+/* ---- load, coalesced ---------------------------------------------------------- */
 
+/* Versions of every key and bits where the row is not the one this instance holds
+ * (same version, written by the same transaction; $2/$3 are -1 for keys it holds
+ * none of, so their bits always travel). One statement serves the misses of every
+ * request waiting at that time. One index probe per key (LATERAL … LIMIT 1 keeps
+ * the planner from turning it into a join that reads every partition of a
+ * partitioned table; docs/scaling.md has the figures). */
 static const char SQL_LOAD[] =
-    "SELECT k.ord, b.version, b.bits, b.cardinality, b.checksum, b.nbytes"
-    "  FROM unnest($1::bytea[]) WITH ORDINALITY AS k(key, ord)"
-    "  JOIN bitmapd.bitmaps b ON b.key = k.key";
-
-static const char SQL_LOAD_CREATE[] =
-    "WITH k AS (SELECT key, ord FROM unnest($1::bytea[]) WITH ORDINALITY AS t(key, ord)),"
-    " ins AS (INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum)"
-    "         SELECT key, 0, $2::bytea, 0, $3::int8 FROM k ORDER BY key"
-    "         ON CONFLICT (key) DO NOTHING"
-    "         RETURNING key, version, bits, cardinality, checksum, nbytes)"
-    " SELECT k.ord, b.version, b.bits, b.cardinality, b.checksum, b.nbytes"
-    "   FROM k JOIN bitmapd.bitmaps b ON b.key = k.key"
-    " UNION ALL"
-    " SELECT k.ord, i.version, i.bits, i.cardinality, i.checksum, i.nbytes"
-    "   FROM k JOIN ins i ON i.key = k.key";
+    "SELECT k.ord, b.version,"
+    "       CASE WHEN b.version = k.ver AND b.xmin::text::int8 = k.xid THEN NULL ELSE b.bits END,"
+    "       b.cardinality, b.checksum, b.nbytes, b.xmin::text::int8"
+    "  FROM unnest($1::bytea[], $2::int8[], $3::int8[]) WITH ORDINALITY AS k(key, ver, xid, ord)"
+    "  CROSS JOIN LATERAL (SELECT x.version, x.bits, x.cardinality, x.checksum, x.nbytes, x.xmin"
+    "                        FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1) b";
 
 struct load_ctx {
+    struct load_ctx *next;
+    struct store *st;
     size_t n;
     store_load_cb cb;
     void *arg;
+    struct db_job *handle;    /* what the caller holds (and may cancel) */
+    enum store_status status;
+    const char *err;
+    struct store_row *rows;
+    struct cache_val *held;   /* per key: the cached copy (blob referenced) */
+    size_t *sent;             /* position among the sent keys → key index */
+    size_t nsent;
+    size_t first;             /* position of sent[0] in the statement */
+    uint8_t *keybuf;          /* the sent keys, back to back */
+    size_t *keyoff;           /* per sent key: offset in keybuf (nsent + 1 entries) */
+    bool *seen;
+    uint64_t mark;
 };
 
-static void load_done(const struct db_result *r, void *arg)
-{
-    struct load_ctx *ctx = arg;
-    enum store_status st = status_of(r);
-    struct store_row *rows = NULL;
+struct load_batch {
+    struct store *st;
+    struct load_ctx *reqs;
+    size_t nkeys;
+};
 
-    if (st == STORE_OK) {
-        rows = calloc(ctx->n ? ctx->n : 1, sizeof(*rows));
-        if (!rows) {
-            ctx->cb(STORE_ERROR, "out of memory", NULL, ctx->arg);
-            free(ctx);
-            return;
-        }
-        for (int i = 0; i < PQntuples(r->res); i++) {
-            int64_t ord = db_value_int8(r->res, i, 0);
-            if (ord < 1 || (size_t)ord > ctx->n) continue;
-            struct store_row *row = &rows[ord - 1];
-            row->found = true;
-            row->version = db_value_int8(r->res, i, 1);
-            row->bits = (const uint8_t *)PQgetvalue(r->res, i, 2);
-            row->len = (size_t)PQgetlength(r->res, i, 2);
-            row->cardinality = db_value_int8(r->res, i, 3);
-            row->checksum = (uint32_t)db_value_int8(r->res, i, 4);
-            row->nbytes = PQgetisnull(r->res, i, 5) ? -1 : db_value_int8(r->res, i, 5);
-        }
-    }
-    ctx->cb(st, r->message, rows, ctx->arg);
-    free(rows);
+static void load_ctx_free(struct load_ctx *ctx)
+{
+    for (size_t i = 0; ctx->held && i < ctx->n; i++) cache_blob_unref(ctx->held[i].blob);
+    free(ctx->held);
+    free(ctx->rows);
+    free(ctx->sent);
+    free(ctx->keybuf);
+    free(ctx->keyoff);
+    free(ctx->seen);
     free(ctx);
 }
 
-struct db_job *store_load(struct store *st, const struct store_key *keys, size_t n, bool create,
-                          store_load_cb cb, void *arg)
+static void row_from_val(struct store_row *row, const struct cache_val *v)
 {
-    struct load_ctx *ctx = malloc(sizeof(*ctx));
-    struct pgarr a;
-    struct db_job *job = NULL;
-    uint32_t crc = htonl(0), crc_lo = htonl(st->empty_crc);
-    uint8_t crc8[8];
-
-    if (!ctx) return NULL;
-    *ctx = (struct load_ctx){n, cb, arg};
-    pa_begin(&a, OID_BYTEA, n, false);
-    for (size_t i = 0; i < n; i++) pa_elem(&a, keys[i].key, keys[i].len);
-    memcpy(crc8, &crc, 4);
-    memcpy(crc8 + 4, &crc_lo, 4);
-    if (!a.oom) {
-        struct db_param p[3] = {pa_param(&a), {st->empty, (int)st->empty_len, 1}, {crc8, 8, 1}};
-        job = create ? db_query(st->db, SQL_LOAD_CREATE, 3, p, load_done, ctx)
-                     : db_query(st->db, SQL_LOAD, 1, p, load_done, ctx);
+    *row = (struct store_row){.found = v->found, .version = v->version, .cardinality = v->cardinality,
+                              .checksum = v->checksum, .nbytes = v->nbytes};
+    if (v->blob) {
+        row->bits = v->blob->data;
+        row->len = v->blob->len;
     }
-    free(a.buf);
-    if (!job) free(ctx);
-    return job;
 }
 
-/* ---- compare-and-swap ---------------------------------------------------------- */
+/* Row i of the statement's result is the key at position pos of ctx. */
+static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size_t pos)
+{
+    struct store *st = ctx->st;
+    size_t k = ctx->sent[pos];
+    struct cache_val v = {.found = true,
+                          .version = db_value_int8(res, i, 1),
+                          .cardinality = db_value_int8(res, i, 3),
+                          .checksum = (uint32_t)db_value_int8(res, i, 4),
+                          .nbytes = PQgetisnull(res, i, 5) ? -1 : db_value_int8(res, i, 5),
+                          .xid = (uint32_t)db_value_int8(res, i, 6)};
+    struct store_row *row = &ctx->rows[k];
+    ctx->seen[pos] = true;
+    if (PQgetisnull(res, i, 2) && ctx->held[k].blob) { /* the row this instance holds */
+        v.blob = ctx->held[k].blob;
+        row_from_val(row, &v);
+        return;
+    }
+    row_from_val(row, &v);
+    row->bits = (const uint8_t *)PQgetvalue(res, i, 2);
+    row->len = (size_t)PQgetlength(res, i, 2);
+    if (cache_enabled(st->cache) && (v.blob = cache_blob_new(row->bits, row->len)) != NULL) {
+        cache_put(st->cache, ctx->keybuf + ctx->keyoff[pos], ctx->keyoff[pos + 1] - ctx->keyoff[pos], &v, ctx->mark);
+        cache_blob_unref(v.blob);
+    }
+}
 
-/* `cur` locks every named row in key order (so concurrent batches cannot deadlock)
- * and, under READ COMMITTED, sees the latest committed versions; `bad` lists the
- * groups with any moved version; `upd` writes the rest. Data-modifying CTEs always
- * run to completion after the main query has materialised `bad`. */
+/* Keys the statement found no row for. */
+static void load_take_missing(struct load_ctx *ctx)
+{
+    for (size_t pos = 0; pos < ctx->nsent; pos++) {
+        if (ctx->seen[pos]) continue;
+        struct cache_val none = {.found = false, .nbytes = -1};
+        row_from_val(&ctx->rows[ctx->sent[pos]], &none);
+        cache_put(ctx->st->cache, ctx->keybuf + ctx->keyoff[pos], ctx->keyoff[pos + 1] - ctx->keyoff[pos], &none,
+                  ctx->mark);
+    }
+}
+
+static void load_deliver_cb(const struct db_result *r, void *arg)
+{
+    struct load_ctx *ctx = arg;
+    (void)r;
+    ctx->cb(ctx->status, ctx->err, ctx->status == STORE_OK ? ctx->rows : NULL, ctx->arg);
+}
+
+/* Answers ctx (unless its caller cancelled) and frees it. */
+static void load_finish(struct load_ctx *ctx)
+{
+    db_complete(ctx->handle, DB_OK, NULL);
+    load_ctx_free(ctx);
+}
+
+static void load_flush(struct store *st);
+
+static void load_ready_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct store *st = arg;
+    struct load_ctx *list = st->ready;
+    st->ready = NULL;
+    (void)fd;
+    (void)what;
+    while (list) {
+        struct load_ctx *ctx = list;
+        list = ctx->next;
+        load_finish(ctx);
+    }
+}
+
+static void load_batch_done(const struct db_result *r, void *arg)
+{
+    struct load_batch *b = arg;
+    struct store *st = b->st;
+    enum store_status s = status_of(r);
+    struct load_ctx *ctx;
+
+    if (s == STORE_OK) {
+        /* requests are in statement order: walk the rows by their ordinal */
+        int nrows = PQntuples(r->res);
+        size_t nreq = 0;
+        for (ctx = b->reqs; ctx; ctx = ctx->next) nreq++;
+        struct load_ctx **by = calloc(nreq ? nreq : 1, sizeof(*by));
+        if (!by) {
+            s = STORE_ERROR;
+        } else {
+            size_t j = 0;
+            for (ctx = b->reqs; ctx; ctx = ctx->next) by[j++] = ctx;
+            for (int i = 0; i < nrows; i++) {
+                int64_t ord = db_value_int8(r->res, i, 0);
+                if (ord < 1 || (size_t)ord > b->nkeys) continue;
+                size_t pos = (size_t)ord - 1, lo = 0, hi = nreq;
+                while (hi - lo > 1) { /* the last request whose first position <= pos */
+                    size_t mid = (lo + hi) / 2;
+                    if (by[mid]->first <= pos) lo = mid; else hi = mid;
+                }
+                load_take_row(by[lo], r->res, i, pos - by[lo]->first);
+            }
+            free(by);
+        }
+    }
+    /* loads_in_flight still counts this batch: reads issued from the callbacks
+     * queue up and leave together in the next statement */
+    while ((ctx = b->reqs) != NULL) {
+        b->reqs = ctx->next;
+        ctx->status = s;
+        ctx->err = s == STORE_OK ? NULL : (r->message ? r->message : "out of memory");
+        if (s == STORE_OK) load_take_missing(ctx);
+        load_finish(ctx);
+    }
+    free(b);
+    st->loads_in_flight--;
+    load_flush(st);
+}
+
+static void load_batch_unsent(const struct db_result *r, void *arg)
+{
+    struct db_result fail = {DB_ERROR, NULL, "out of memory", NULL};
+    (void)r;
+    load_batch_done(&fail, arg);
+}
+
+/* Sends one statement with the keys of as many waiting requests as fit. */
+static bool load_send(struct store *st)
+{
+    struct load_batch *b = calloc(1, sizeof(*b));
+    struct load_ctx **tail, *ctx;
+    struct pgarr a, vers, xids;
+    struct db_job *job = NULL;
+    size_t limit = (size_t)st->cfg->pg_batch_keys;
+
+    if (!b) return false;
+    b->st = st;
+    tail = &b->reqs;
+    while ((ctx = st->load_queue) != NULL) {
+        if (db_cancelled(ctx->handle)) { /* its request is gone */
+            st->load_queue = ctx->next;
+            load_finish(ctx);
+            continue;
+        }
+        if (b->reqs && b->nkeys + ctx->nsent > limit) break;
+        st->load_queue = ctx->next;
+        ctx->next = NULL;
+        ctx->first = b->nkeys;
+        ctx->mark = cache_mark(st->cache);
+        b->nkeys += ctx->nsent;
+        *tail = ctx;
+        tail = &ctx->next;
+    }
+    if (!b->reqs) {
+        free(b);
+        return false;
+    }
+    pa_begin(&a, OID_BYTEA, b->nkeys, false);
+    pa_begin(&vers, OID_INT8, b->nkeys, false);
+    pa_begin(&xids, OID_INT8, b->nkeys, false);
+    for (ctx = b->reqs; ctx; ctx = ctx->next)
+        for (size_t pos = 0; pos < ctx->nsent; pos++) {
+            const struct cache_val *held = &ctx->held[ctx->sent[pos]];
+            bool have = held->blob != NULL;
+            pa_elem(&a, ctx->keybuf + ctx->keyoff[pos], ctx->keyoff[pos + 1] - ctx->keyoff[pos]);
+            pa_int8(&vers, have ? held->version : -1);
+            pa_int8(&xids, have ? (int64_t)held->xid : -1);
+        }
+    if (!a.oom && !vers.oom && !xids.oom) {
+        struct db_param p[3] = {pa_param(&a), pa_param(&vers), pa_param(&xids)};
+        job = db_query(st->db, SQL_LOAD, 3, p, load_batch_done, b);
+    }
+    free(a.buf);
+    free(vers.buf);
+    free(xids.buf);
+    if (!job && !(job = db_defer(st->db, load_batch_unsent, b))) {
+        struct load_ctx *last = b->reqs;
+        while (last->next) last = last->next;
+        last->next = st->load_queue; /* back to the front, in order */
+        st->load_queue = b->reqs;
+        free(b);
+        return false;
+    }
+    st->loads_in_flight++;
+    st->stats.load_statements++;
+    return true;
+}
+
+static void load_flush(struct store *st)
+{
+    while (st->loads_in_flight < st->cfg->pg_write_statements && st->load_queue)
+        if (!load_send(st)) break;
+}
+
+struct db_job *store_load(struct store *st, const struct store_key *keys, size_t n, unsigned flags,
+                          store_load_cb cb, void *arg)
+{
+    struct load_ctx *ctx = calloc(1, sizeof(*ctx));
+    size_t total = 0;
+    bool consistent = flags & STORE_CONSISTENT;
+
+    if (!ctx) return NULL;
+    *ctx = (struct load_ctx){.st = st, .n = n, .cb = cb, .arg = arg, .status = STORE_OK};
+    ctx->rows = calloc(n ? n : 1, sizeof(*ctx->rows));
+    ctx->held = calloc(n ? n : 1, sizeof(*ctx->held));
+    ctx->sent = calloc(n ? n : 1, sizeof(*ctx->sent));
+    ctx->keyoff = calloc(n + 1, sizeof(*ctx->keyoff));
+    ctx->seen = calloc(n ? n : 1, sizeof(*ctx->seen));
+    if (!ctx->rows || !ctx->held || !ctx->sent || !ctx->keyoff || !ctx->seen) goto fail;
+    for (size_t i = 0; i < n; i++) {
+        if (cache_get(st->cache, keys[i].key, keys[i].len, &ctx->held[i])) {
+            row_from_val(&ctx->rows[i], &ctx->held[i]);
+            if (!consistent) continue;
+        }
+        ctx->sent[ctx->nsent++] = i;
+        total += keys[i].len;
+    }
+    if (!(ctx->keybuf = malloc(total ? total : 1))) goto fail;
+    for (size_t pos = 0, off = 0; pos < ctx->nsent; pos++) {
+        const struct store_key *k = &keys[ctx->sent[pos]];
+        memcpy(ctx->keybuf + off, k->key, k->len);
+        ctx->keyoff[pos] = off;
+        off += k->len;
+        ctx->keyoff[pos + 1] = off;
+    }
+    if (!(ctx->handle = db_pending(st->db, load_deliver_cb, ctx))) goto fail;
+    st->stats.loads++;
+    st->stats.load_keys_db += ctx->nsent;
+    st->stats.load_keys_cached += n - ctx->nsent;
+    if (ctx->nsent == 0) { /* all from the cache: answered on the next turn of the loop */
+        ctx->next = st->ready;
+        st->ready = ctx;
+        event_active(st->ready_ev, 0, 0);
+        return ctx->handle;
+    }
+    {
+        struct load_ctx **p = &st->load_queue;
+        struct db_job *handle = ctx->handle;
+        while (*p) p = &(*p)->next;
+        *p = ctx;
+        load_flush(st); /* may send ctx at once: it is not touched after this */
+        return handle;
+    }
+fail:
+    if (ctx->handle) {
+        db_cancel(ctx->handle);
+        db_complete(ctx->handle, DB_OK, NULL);
+    }
+    load_ctx_free(ctx);
+    return NULL;
+}
+
+/* ---- compare-and-swap, committed in groups ------------------------------------- */
+
+/* `cur` locks every existing named row in key order, one index probe per key (so
+ * concurrent batches cannot deadlock, and a partitioned table is not scanned whole) and, under READ COMMITTED, sees the latest committed versions; `bad`
+ * lists the groups with any moved version (an absent key is version -1 here); `upd`
+ * and `ins` write the rest. An insert that finds the key created in the meantime
+ * aborts the statement (bitmapd._cas_conflict, a serialization failure), which is
+ * retried as a conflict of every group, so a group still commits all or nothing.
+ * Data-modifying CTEs always run to completion. */
 static const char SQL_CAS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
     "                                $5::int8[], $6::int4[], $7::int8[])"
     "                         AS t(key, ver, bits, card, crc, grp, nbytes)),"
-    " cur AS (SELECT b.key, b.version FROM bitmapd.bitmaps b"
-    "          WHERE b.key = ANY($1::bytea[]) ORDER BY b.key FOR UPDATE),"
+    " cur AS (SELECT b.key, b.version FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k"
+    "          CROSS JOIN LATERAL (SELECT x.key, x.version FROM bitmapd.bitmaps x"
+    "                               WHERE x.key = k.key LIMIT 1 FOR UPDATE) b),"
     " bad AS (SELECT DISTINCT v.grp FROM v LEFT JOIN cur ON cur.key = v.key"
-    "          WHERE cur.version IS DISTINCT FROM v.ver),"
+    "          WHERE coalesce(cur.version, -1) <> v.ver),"
     " upd AS (UPDATE bitmapd.bitmaps b"
     "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes,"
     "                version = b.version + 1, updated_at = now()"
     "           FROM v"
     "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL"
     "            AND v.grp NOT IN (SELECT grp FROM bad)"
-    "      RETURNING b.key)"
-    " SELECT grp FROM bad";
+    "      RETURNING b.key),"
+    " want AS (SELECT * FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL"
+    "             AND v.grp NOT IN (SELECT grp FROM bad)),"
+    " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes)"
+    "         SELECT key, 1, bits, card, crc, nbytes FROM want ORDER BY key"
+    "         ON CONFLICT (key) DO NOTHING RETURNING b.key)"
+    " SELECT grp, NULL::int8 FROM bad"
+    " UNION ALL"
+    " SELECT NULL, txid_current() % 4294967296"
+    " UNION ALL"
+    " SELECT bitmapd._cas_conflict(), NULL"
+    "  WHERE (SELECT count(*) FROM want) <> (SELECT count(*) FROM ins)";
 
-struct cas_ctx {
+struct cas_call {
+    struct cas_call *next;
+    struct store_write *w; /* keys and bits copied into buf */
+    size_t n;
     int32_t ngroups;
+    int32_t first_group;   /* in the statement */
     store_cas_cb cb;
     void *arg;
+    struct db_job *handle; /* what the caller holds (and may cancel) */
+    struct cache_blob **blobs; /* per write with bits: the new bits, for the cache */
+    /* the outcome, while it is delivered */
+    enum store_status status;
+    const char *err;
+    const bool *conflict;
 };
+
+struct cas_batch {
+    struct store *st;
+    struct cas_call *calls;
+    uint64_t mark;
+    int32_t ngroups;
+};
+
+static void cas_call_free(struct cas_call *c)
+{
+    for (size_t i = 0; c->blobs && i < c->n; i++) cache_blob_unref(c->blobs[i]);
+    free(c->blobs);
+    free(c->w);
+    free(c);
+}
 
 static bool is_retryable(const char *sqlstate)
 {
     return sqlstate && (strcmp(sqlstate, "40P01") == 0 || strcmp(sqlstate, "40001") == 0);
 }
 
-static void cas_done(const struct db_result *r, void *arg)
+static void cas_handle_cb(const struct db_result *r, void *arg)
 {
-    struct cas_ctx *ctx = arg;
-    enum store_status st = status_of(r);
-    bool *conflict = calloc((size_t)ctx->ngroups + 1, sizeof(bool));
-
-    if (!conflict) {
-        ctx->cb(STORE_ERROR, "out of memory", NULL, ctx->arg);
-    } else if (st == STORE_ERROR && is_retryable(r->sqlstate)) {
-        for (int32_t g = 0; g < ctx->ngroups; g++) conflict[g] = true;
-        ctx->cb(STORE_OK, NULL, conflict, ctx->arg);
-    } else if (st != STORE_OK) {
-        ctx->cb(st, r->message, NULL, ctx->arg);
-    } else {
-        for (int i = 0; i < PQntuples(r->res); i++) {
-            int32_t g = get_int4(r->res, i, 0);
-            if (g >= 0 && g < ctx->ngroups) conflict[g] = true;
-        }
-        ctx->cb(STORE_OK, NULL, conflict, ctx->arg);
-    }
-    free(conflict);
-    free(ctx);
+    struct cas_call *c = arg;
+    (void)r;
+    c->cb(c->status, c->err, c->conflict, c->arg);
 }
 
-struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
-                         store_cas_cb cb, void *arg)
+static void cas_flush(struct store *st);
+
+/* Keeps the cache in step with the outcome of one call's writes. */
+static void cas_call_cache(struct store *st, const struct cas_call *c, enum store_status s, const bool *conflict,
+                           uint32_t xid, uint64_t mark)
 {
+    for (size_t i = 0; i < c->n; i++) {
+        const struct store_write *w = &c->w[i];
+        if (s == STORE_OK && !conflict[w->group]) {
+            if (!w->bits || !c->blobs[i]) continue; /* a version check: nothing changed */
+            struct cache_val v = {.found = true, .version = w->absent ? 1 : w->version + 1,
+                                  .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
+                                  .nbytes = w->nbytes, .xid = xid, .blob = c->blobs[i]};
+            cache_put(st->cache, w->key, w->keylen, &v, mark);
+        } else {
+            cache_drop(st->cache, w->key, w->keylen);
+        }
+    }
+}
+
+static void cas_batch_done(const struct db_result *r, void *arg)
+{
+    struct cas_batch *b = arg;
+    struct store *st = b->st;
+    enum store_status s = status_of(r);
+    const char *err = r->message;
+    bool *conflict = calloc((size_t)b->ngroups + 1, sizeof(bool));
+    bool have_xid = false;
+    uint32_t xid = 0;
+
+    if (!conflict) {
+        s = STORE_ERROR;
+        err = "out of memory";
+    } else if (s == STORE_ERROR && is_retryable(r->sqlstate)) {
+        s = STORE_OK;
+        for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
+    } else if (s == STORE_OK) {
+        for (int i = 0; i < PQntuples(r->res); i++) {
+            if (!PQgetisnull(r->res, i, 1)) {
+                xid = (uint32_t)db_value_int8(r->res, i, 1);
+                have_xid = true;
+                continue;
+            }
+            int32_t g = get_int4(r->res, i, 0);
+            if (g >= 0 && g < b->ngroups) conflict[g] = true;
+        }
+    }
+    /* writes_in_flight still counts this batch: requests that write again from their
+     * callbacks queue up and leave together in the next statement */
+    while (b->calls) {
+        struct cas_call *c = b->calls;
+        b->calls = c->next;
+        c->status = s;
+        c->err = err;
+        c->conflict = conflict ? conflict + c->first_group : NULL;
+        cas_call_cache(st, c, conflict && have_xid ? s : STORE_ERROR, c->conflict, xid, b->mark);
+        db_complete(c->handle, DB_OK, NULL); /* calls cas_handle_cb unless cancelled */
+        cas_call_free(c);
+    }
+    free(conflict);
+    free(b);
+    st->writes_in_flight--;
+    cas_flush(st);
+}
+
+static uint64_t write_hash(const struct store_write *w)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < w->keylen; i++) h = (h ^ w->key[i]) * 1099511628211ULL;
+    return h | 1; /* 0 marks an empty slot */
+}
+
+/* Adds c's keys to the open-addressing set of the statement's keys; false (and the
+ * set unchanged) if one of them is already there. A call's own keys are distinct. */
+static bool keyset_add(uint64_t *set, const struct store_write **who, size_t cap, const struct cas_call *c)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < c->n; i++) {
+            const struct store_write *w = &c->w[i];
+            uint64_t h = write_hash(w);
+            size_t j = h & (cap - 1);
+            for (; set[j]; j = (j + 1) & (cap - 1))
+                if (set[j] == h && who[j]->keylen == w->keylen && memcmp(who[j]->key, w->key, w->keylen) == 0)
+                    return false; /* only in pass 0: pass 1 adds keys found absent */
+            if (pass == 1) {
+                set[j] = h;
+                who[j] = w;
+            }
+        }
+    return true;
+}
+
+static void cas_batch_unsent(const struct db_result *r, void *arg)
+{
+    struct db_result fail = {DB_ERROR, NULL, "out of memory", NULL};
+    (void)r;
+    cas_batch_done(&fail, arg);
+}
+
+/* Sends one statement with the writes of as many waiting calls as fit. */
+static bool cas_send(struct store *st)
+{
+    size_t limit = (size_t)st->cfg->pg_batch_keys, nkeys = 0, cap = 64;
+    struct cas_batch *b = calloc(1, sizeof(*b));
+    struct cas_call **tail, *c;
+    uint64_t *set = NULL;
+    const struct store_write **who = NULL;
     struct pgarr keys, vers, bits, cards, crcs, grps, lens;
-    struct cas_ctx *ctx = malloc(sizeof(*ctx));
     struct db_job *job = NULL;
     bool any_null = false, any_null_len = false;
 
-    if (!ctx) return NULL;
-    *ctx = (struct cas_ctx){ngroups, cb, arg};
-    for (size_t i = 0; i < n; i++) {
-        any_null |= (w[i].bits == NULL);
-        any_null_len |= (w[i].nbytes < 0);
+    while (cap < 2 * (limit + 1100)) cap *= 2;
+    if (!b || !(set = calloc(cap, sizeof(*set))) || !(who = calloc(cap, sizeof(*who)))) goto oom;
+    b->st = st;
+    b->mark = cache_mark(st->cache);
+    tail = &b->calls;
+    while ((c = st->queue_head) != NULL) {
+        if (db_cancelled(c->handle)) { /* its request is gone: nothing of it is sent */
+            st->queue_head = c->next;
+            db_complete(c->handle, DB_OK, NULL);
+            cas_call_free(c);
+            continue;
+        }
+        if (b->calls && nkeys + c->n > limit) break;
+        if (!keyset_add(set, who, cap, c)) break; /* a key of an earlier call: next statement */
+        st->queue_head = c->next;
+        c->next = NULL;
+        c->first_group = b->ngroups;
+        b->ngroups += c->ngroups;
+        nkeys += c->n;
+        *tail = c;
+        tail = &c->next;
     }
-    pa_begin(&keys, OID_BYTEA, n, false);
-    pa_begin(&vers, OID_INT8, n, false);
-    pa_begin(&bits, OID_BYTEA, n, any_null);
-    pa_begin(&cards, OID_INT8, n, false);
-    pa_begin(&crcs, OID_INT8, n, false);
-    pa_begin(&grps, OID_INT4, n, false);
-    pa_begin(&lens, OID_INT8, n, any_null_len);
-    for (size_t i = 0; i < n; i++) {
-        pa_elem(&keys, w[i].key, w[i].keylen);
-        pa_int8(&vers, w[i].version);
-        pa_elem(&bits, w[i].bits, w[i].len);
-        pa_int8(&cards, (int64_t)w[i].cardinality);
-        pa_int8(&crcs, (int64_t)w[i].checksum);
-        pa_int4(&grps, w[i].group);
-        pa_int8_or_null(&lens, w[i].nbytes);
+    if (!st->queue_head) st->queue_tail = NULL;
+    free(set);
+    free(who);
+    set = NULL;
+    who = NULL;
+    if (!b->calls) {
+        free(b);
+        return false;
     }
+    for (c = b->calls; c; c = c->next)
+        for (size_t i = 0; i < c->n; i++) {
+            any_null |= (c->w[i].bits == NULL);
+            any_null_len |= (c->w[i].nbytes < 0);
+        }
+    pa_begin(&keys, OID_BYTEA, nkeys, false);
+    pa_begin(&vers, OID_INT8, nkeys, false);
+    pa_begin(&bits, OID_BYTEA, nkeys, any_null);
+    pa_begin(&cards, OID_INT8, nkeys, false);
+    pa_begin(&crcs, OID_INT8, nkeys, false);
+    pa_begin(&grps, OID_INT4, nkeys, false);
+    pa_begin(&lens, OID_INT8, nkeys, any_null_len);
+    for (c = b->calls; c; c = c->next)
+        for (size_t i = 0; i < c->n; i++) {
+            const struct store_write *w = &c->w[i];
+            pa_elem(&keys, w->key, w->keylen);
+            pa_int8(&vers, w->absent ? -1 : w->version);
+            pa_elem(&bits, w->bits, w->len);
+            pa_int8(&cards, (int64_t)w->cardinality);
+            pa_int8(&crcs, (int64_t)w->checksum);
+            pa_int4(&grps, c->first_group + w->group);
+            pa_int8_or_null(&lens, w->nbytes);
+        }
     if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom)) {
         struct db_param p[7] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
                                 pa_param(&crcs), pa_param(&grps), pa_param(&lens)};
-        job = db_query(st->db, SQL_CAS, 7, p, cas_done, ctx);
+        job = db_query(st->db, SQL_CAS, 7, p, cas_batch_done, b);
     }
     free(keys.buf);
     free(vers.buf);
@@ -304,8 +704,79 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
     free(crcs.buf);
     free(grps.buf);
     free(lens.buf);
-    if (!job) free(ctx);
-    return job;
+    /* out of memory: the batch's calls fail, from the loop as always */
+    if (!job && !(job = db_defer(st->db, cas_batch_unsent, b))) {
+        struct cas_call *last = b->calls;
+        while (last->next) last = last->next;
+        last->next = st->queue_head; /* back to the front of the queue, in order */
+        if (!st->queue_head) st->queue_tail = last;
+        st->queue_head = b->calls;
+        free(b);
+        return false;
+    }
+    st->writes_in_flight++;
+    st->stats.cas_statements++;
+    st->stats.cas_keys += nkeys;
+    {
+        unsigned long ncalls = 0;
+        for (c = b->calls; c; c = c->next) ncalls++;
+        st->stats.cas_calls += ncalls;
+        if (ncalls > st->stats.max_batch_calls) st->stats.max_batch_calls = ncalls;
+    }
+    return true;
+oom:
+    free(set);
+    free(who);
+    free(b);
+    return false;
+}
+
+static void cas_flush(struct store *st)
+{
+    while (st->writes_in_flight < st->cfg->pg_write_statements && st->queue_head)
+        if (!cas_send(st)) break;
+}
+
+struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
+                         store_cas_cb cb, void *arg)
+{
+    struct cas_call *c = calloc(1, sizeof(*c));
+    size_t bytes = n * sizeof(*w);
+    uint8_t *p;
+
+    if (!c) return NULL;
+    for (size_t i = 0; i < n; i++) bytes += w[i].keylen + (w[i].bits ? w[i].len : 0);
+    if (!(c->w = malloc(bytes ? bytes : 1)) || !(c->blobs = calloc(n ? n : 1, sizeof(*c->blobs)))) goto oom;
+    memcpy(c->w, w, n * sizeof(*w));
+    p = (uint8_t *)(c->w + n);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(p, w[i].key, w[i].keylen);
+        c->w[i].key = p;
+        p += w[i].keylen;
+        if (w[i].bits) {
+            /* the bits go into the statement and, after commit, the cache */
+            if (!(c->blobs[i] = cache_blob_new(w[i].bits, w[i].len))) goto oom;
+            c->w[i].bits = c->blobs[i]->data;
+        }
+    }
+    c->n = n;
+    c->ngroups = ngroups;
+    c->cb = cb;
+    c->arg = arg;
+    if (!(c->handle = db_pending(st->db, cas_handle_cb, c))) goto oom;
+    if (st->queue_tail)
+        st->queue_tail->next = c;
+    else
+        st->queue_head = c;
+    st->queue_tail = c;
+    {
+        struct db_job *handle = c->handle;
+        cas_flush(st); /* may send c at once: c must not be touched after this */
+        return handle;
+    }
+oom:
+    cas_call_free(c);
+    return NULL;
 }
 
 struct db_job *store_ping(struct store *st, db_cb cb, void *arg)
@@ -313,24 +784,63 @@ struct db_job *store_ping(struct store *st, db_cb cb, void *arg)
     return db_query(st->db, "SELECT 1", 0, NULL, cb, arg);
 }
 
-struct store *store_new(struct db *db)
+static void store_on_notify(const char *payload, void *arg)
+{
+    struct store *st = arg;
+    if (!cache_invalidate(st->cache, payload))
+        log_warn("msg=\"unreadable change notification; cache emptied\" payload=\"%.80s\"", payload);
+}
+
+static void store_on_listen(bool up, void *arg)
+{
+    struct store *st = arg;
+    cache_set_enabled(st->cache, up);
+}
+
+struct store *store_new(struct db *db, const struct config *cfg)
 {
     struct store *st = calloc(1, sizeof(*st));
-    roaring_bitmap_t *empty = roaring_bitmap_create();
-    if (!st || !empty || !codec_encode(empty, &st->empty, &st->empty_len)) {
-        if (empty) roaring_bitmap_free(empty);
-        free(st);
-        return NULL;
-    }
-    roaring_bitmap_free(empty);
+    if (!st) return NULL;
     st->db = db;
-    st->empty_crc = codec_crc32c(st->empty, st->empty_len);
+    st->cfg = cfg;
+    if (!(st->cache = cache_new((size_t)cfg->cache_max_mb << 20))) goto fail;
+    if (!(st->ready_ev = event_new(db_event_base(db), -1, 0, load_ready_cb, st))) goto fail;
+    if (cfg->cache_max_mb > 0 && !db_listen(db, "bitmapd_changed", store_on_notify, store_on_listen, st)) goto fail;
     return st;
+fail:
+    store_free(st);
+    return NULL;
 }
 
 void store_free(struct store *st)
 {
     if (!st) return;
-    free(st->empty);
+    while (st->queue_head) {
+        struct cas_call *c = st->queue_head;
+        st->queue_head = c->next;
+        db_cancel(c->handle);
+        db_complete(c->handle, DB_OK, NULL);
+        cas_call_free(c);
+    }
+    while (st->load_queue) {
+        struct load_ctx *ctx = st->load_queue;
+        st->load_queue = ctx->next;
+        db_cancel(ctx->handle);
+        load_finish(ctx);
+    }
+    while (st->ready) {
+        struct load_ctx *ctx = st->ready;
+        st->ready = ctx->next;
+        db_cancel(ctx->handle);
+        load_finish(ctx);
+    }
+    if (st->ready_ev) event_free(st->ready_ev);
+    cache_free(st->cache);
     free(st);
 }
+
+struct cache *store_cache(struct store *st) { return st->cache; }
+
+struct event_base *store_event_base(struct store *st) { return db_event_base(st->db); }
+
+void store_get_stats(const struct store *st, struct store_stats *out) { *out = st->stats; }

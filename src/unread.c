@@ -158,7 +158,7 @@ static bool load_one_or_reply(struct http_ctx *c, const char *key, size_t len, b
 {
     const char *names[1] = {key};
     size_t lens[1] = {len};
-    if (bmload_start(c->app->store, names, lens, 1, cb, arg)) return true;
+    if (bmload_start(c->app->store, names, lens, 1, http_load_flags(c), cb, arg)) return true;
     reply_oom(c);
     return false;
 }
@@ -406,7 +406,7 @@ void unread_broadcast_unread(struct http_ctx *c)
     }
     const char *names[1] = {BROADCASTS_KEY};
     size_t lens[1] = {strlen(BROADCASTS_KEY)};
-    if (!bmload_start(c->app->store, names, lens, 1, bc_unread_loaded, r)) {
+    if (!bmload_start(c->app->store, names, lens, 1, http_load_flags(c), bc_unread_loaded, r)) {
         bc_unread_fail(r, BCF_OOM, NULL);
         bc_unread_step(r); /* the cursor read is still out; it answers */
     }

@@ -2,6 +2,7 @@
  * chunk by chunk, retrying only the units whose versions moved. */
 #include "wpath.h"
 
+#include <event2/event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ struct wpath {
     size_t chunk_start;        /* units [chunk_start, next) hold their key locks */
     bool holds_locks;
     struct wpath *next_waiter; /* in the wait list of one busy key */
+    struct event *retry_timer; /* the pause before a retry after a conflict */
 };
 
 /* ---- in-process key locks ------------------------------------------------------
@@ -71,6 +73,13 @@ static struct keylock **keylock_find(const struct wp_key *k)
 
 static void wp_next_chunk(struct wpath *wp);
 static void wp_load(struct wpath *wp);
+
+static void wp_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    wp_load(arg);
+}
 
 static void wp_free_encoded(struct wpath *wp)
 {
@@ -142,6 +151,7 @@ static bool wp_add_writes(struct wpath *wp, struct store_write *w, size_t *nw, s
         x->version = key->version;
         x->nbytes = key->nbytes;
         x->group = group;
+        x->absent = !key->found;
         if (key->dirty) {
             uint8_t *buf;
             size_t len;
@@ -179,7 +189,10 @@ static void wp_cas_done(enum store_status st, const char *err, const bool *confl
         if (u->done) continue; /* settled before the statement (unchanged/rejected) */
         if (u->sent && !conflict[g]) {
             for (int k = 0; k < u->nkeys; k++)
-                if (u->keys[k].dirty) u->keys[k].version++;
+                if (u->keys[k].dirty) {
+                    u->keys[k].version++; /* an inserted row starts at version 1 */
+                    u->keys[k].found = true;
+                }
             unit_end(wp, u, WP_OK);
         } else if (++u->attempts > wp->cfg->pg_max_retries) {
             unit_end(wp, u, WP_CONFLICTED);
@@ -188,10 +201,23 @@ static void wp_cas_done(enum store_status st, const char *err, const bool *confl
         }
     }
     wp->npending = still;
-    if (still)
-        wp_load(wp);
-    else
+    if (!still) {
         wp_next_chunk(wp);
+        return;
+    }
+    /* Conflicts with another instance: retrying at once tends to collide again with
+     * the same writer, so wait a jittered, growing moment first (the first retry
+     * goes at once: a stale cache entry is the common cause and costs nothing). */
+    int attempts = 0;
+    for (size_t g = 0; g < still; g++)
+        if (wp->units[wp->pending[g]].attempts > attempts) attempts = wp->units[wp->pending[g]].attempts;
+    if (attempts > 1 && (wp->retry_timer || (wp->retry_timer = evtimer_new(store_event_base(wp->st), wp_retry_cb, wp)))) {
+        int cap = attempts > 8 ? 8 : attempts, us = 250 * cap + rand() % (1000 * cap);
+        struct timeval tv = {0, us};
+        event_add(wp->retry_timer, &tv);
+        return;
+    }
+    wp_load(wp);
 }
 
 /* Decodes one unit's rows; false if a row is missing (the unit will be retried)
@@ -204,9 +230,19 @@ static bool wp_decode_unit(struct wpath *wp, struct wp_unit *u, const struct sto
         const struct store_row *row = &rows[first + (size_t)k];
         struct wp_key *key = &u->keys[k];
         key->dirty = false;
-        if (!row->found) return false; /* created concurrently after our snapshot: load again */
+        key->found = row->found;
         key->version = row->version;
         key->nbytes = row->nbytes;
+        if (!row->found) { /* the write will insert it */
+            key->version = 0;
+            key->nbytes = -1;
+            if (!(key->bm = roaring_bitmap_create())) {
+                snprintf(u->error, sizeof(u->error), "out of memory");
+                unit_end(wp, u, WP_CORRUPT);
+                return false;
+            }
+            continue;
+        }
         key->bm = wpath_decode_row(key->key, key->keylen, row, u->error, sizeof(u->error));
         if (!key->bm) {
             unit_end(wp, u, WP_CORRUPT);
@@ -299,7 +335,7 @@ static void wp_load(struct wpath *wp)
             keys[n++] = (struct store_key){(const uint8_t *)u->keys[k].key, u->keys[k].keylen};
     }
     wp->nrefs = n;
-    wp->job = store_load(wp->st, keys, n, true, wp_load_done, wp);
+    wp->job = store_load(wp->st, keys, n, 0, wp_load_done, wp);
     free(keys);
     if (!wp->job) wp_finish(wp, WP_FAILED, "out of memory");
 }
@@ -449,6 +485,7 @@ void wpath_free(struct wpath *wp)
 {
     if (!wp) return;
     if (wp->job) db_cancel(wp->job);
+    if (wp->retry_timer) event_free(wp->retry_timer);
     for (size_t i = 0; wp->units && i < wp->nunits; i++) {
         struct wp_unit *u = &wp->units[i];
         unit_release(u);

@@ -201,7 +201,7 @@ wait_for() {
     eval "$2" && return 0
     sleep 0.05
   done
-  echo "# wait_for: $1: did not happen"
+  check "wait_for: $1" "happened" "did not happen in 30 s" # a failure, not just a note
   return 1
 }
 

@@ -324,9 +324,11 @@ check "interrupted: no row in the view" "" "$(view_row "$R")"
 # No timing: Y's unmarking waits on the second instance's in-process lock of SU1's
 # read key, held by Z, a read mark of another notice SO by SU1 on that instance,
 # whose commit waits on a row lock of SO's readers that a psql session holds.
-SR=$(nid 15) SO=$(nid 16) SU1=$(usr 620) SU2=$(usr 621)
+# (SO starts with a reader, SU3, so that its readers row exists to be locked: rows
+# are only written when they hold something.)
+SR=$(nid 15) SO=$(nid 16) SU1=$(usr 620) SU2=$(usr 621) SU3=$(usr 622)
 http POST /v1/notices "{\"id\": $SR, \"audiences\": [$OPS], \"preread\": [$SU1, $SU2]}"
-http POST /v1/notices "{\"id\": $SO, \"audiences\": [$OPS]}"
+http POST /v1/notices "{\"id\": $SO, \"audiences\": [$OPS], \"preread\": [$SU3]}"
 rcli R.SETINTARRAY "notice:$SR:audiences" 4294967295 >/dev/null
 rcli SETBIT "notice:audience:$OPS" "$SR" 0 >/dev/null
 check "stale delete: the notice is left deleting with 2 readers" "deleting|2" \

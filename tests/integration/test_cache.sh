@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The hot-bitmap cache and group commit, end to end: two bitmapd instances on one
+# PostgreSQL. Covers reads served from memory (no load statement), invalidation by
+# every kind of writer (the other instance, an administrator's UPDATE that keeps
+# the version, DELETE, TRUNCATE, one statement changing many long keys), the
+# `consistent` read, the cache switched off while its listener is down (and back on
+# when it reconnects), no lost update with both instances writing one key, and
+# concurrent writers sharing compare-and-swap statements.
+# Needs BITMAPD_DSN, curl, jq, psql, redis-cli, redis-benchmark.
+set -u
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
+
+PSQL=(psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1)
+P="cache:$$:" # every key of this run
+U=$((($(date +%s) % 100000) * 1000000 + 900000))
+
+info() { # PORT FIELD — one field of INFO bitmapd
+  redis-cli -p "$1" info bitmapd | tr -d '\r' | sed -n "s/^$2://p"
+}
+getbit() { redis-cli -p "$1" getbit "$2" "$3"; }
+
+start_service || finish
+A=$PORT A_R=$RPORT A_URL=$BASE_URL
+start_service || finish
+B=$PORT B_R=$RPORT B_URL=$BASE_URL
+wait_for "instance A listens for changes" '[[ $(info $A_R cache_enabled) == 1 ]]'
+wait_for "instance B listens for changes" '[[ $(info $B_R cache_enabled) == 1 ]]'
+
+# ---- reads from memory ------------------------------------------------------------------
+redis-cli -p "$A_R" setbit "${P}k1" 5 1 >/dev/null
+check "A reads its own write" 1 "$(getbit "$A_R" "${P}k1" 5)"
+before=$(info "$A_R" load_statements)
+hits=$(info "$A_R" cache_hits)
+for _ in 1 2 3 4 5; do getbit "$A_R" "${P}k1" 5 >/dev/null; done
+check "five GETBITs of a hot key: no load statement" "$before" "$(info "$A_R" load_statements)"
+check "five GETBITs of a hot key: five cache hits" $((hits + 5)) "$(info "$A_R" cache_hits)"
+getbit "$A_R" "${P}never" 3 >/dev/null
+before=$(info "$A_R" load_statements)
+check "a missing key reads 0" 0 "$(getbit "$A_R" "${P}never" 3)"
+check "a missing key is remembered as missing (no load statement)" "$before" "$(info "$A_R" load_statements)"
+
+# ---- another instance's write --------------------------------------------------------------
+check "B reads 0 (and caches it)" 0 "$(getbit "$B_R" "${P}k1" 9)"
+redis-cli -p "$A_R" setbit "${P}k1" 9 1 >/dev/null
+t0=$(date +%s%N)
+wait_for "B sees A's write" '[[ $(getbit $B_R ${P}k1 9) == 1 ]]'
+echo "# B saw A's write $((($(date +%s%N) - t0) / 1000)) us after A's answer (bound: notification delivery)"
+redis-cli -p "$B_R" setbit "${P}never" 3 1 >/dev/null
+wait_for "A's remembered-missing key is dropped when B creates it" '[[ $(getbit $A_R ${P}never 3) == 1 ]]'
+
+# ---- the consistent read: no waiting at all ---------------------------------------------------
+http POST "/v1/users/$U/pushes" '{"messages": [7]}'
+check "push on A" 200 "$HTTP_STATUS"
+BASE_URL=$B_URL http GET "/v1/users/$U/messages/8"
+check "B: message 8 not pushed yet (cached)" false "$(jget .readable)"
+BASE_URL=$A_URL http POST "/v1/users/$U/pushes" '{"messages": [8]}'
+BASE_URL=$B_URL http GET "/v1/users/$U/messages/8?consistent=true"
+check "B with consistent=true sees A's push at once" "200 true" "$HTTP_STATUS $(jget .readable)"
+BASE_URL=$B_URL http GET "/v1/users/$U/messages/8?consistent=maybe"
+check "consistent=maybe → 400" "400 invalid_parameter" "$HTTP_STATUS $(jget .error.code)"
+BASE_URL=$B_URL http GET "/v1/users/$U/messages?consistent=1&limit=5"
+check "consistent=1 with other parameters" "200 [8,7]" "$HTTP_STATUS $(jget '[.messages[].id]')"
+
+# ---- writers that are not bitmapd ------------------------------------------------------------
+redis-cli -p "$A_R" setbit "${P}adm" 1 1 >/dev/null
+getbit "$B_R" "${P}adm" 1 >/dev/null
+# an administrator copies another row's bits and checksum over it, keeping the version
+"${PSQL[@]}" -c "UPDATE bitmapd.bitmaps t SET bits = s.bits, checksum = s.checksum, cardinality = s.cardinality
+                   FROM bitmapd.bitmaps s WHERE t.key = '${P}adm'::bytea AND s.key = '${P}k1'::bytea"
+wait_for "an UPDATE that keeps the version still reaches A" '[[ $(getbit $A_R ${P}adm 1) == 0 ]]'
+wait_for "... and B" '[[ $(getbit $B_R ${P}adm 9) == 1 ]]'
+"${PSQL[@]}" -c "DELETE FROM bitmapd.bitmaps WHERE key = '${P}adm'::bytea"
+wait_for "a DELETE reaches A" '[[ $(getbit $A_R ${P}adm 9) == 0 ]]'
+# many long keys in one statement: the notification is cut into chunks under 8,000 bytes
+LONG=$(printf 'L%.0s' $(seq 1 1000))
+for i in $(seq 1 12); do redis-cli -p "$A_R" setbit "${P}${LONG}$i" 4 1 >/dev/null; done
+for i in $(seq 1 12); do getbit "$B_R" "${P}${LONG}$i" 4 >/dev/null; done
+"${PSQL[@]}" -c "UPDATE bitmapd.bitmaps SET bits = (SELECT bits FROM bitmapd.bitmaps WHERE key = '${P}never'::bytea),
+                   checksum = (SELECT checksum FROM bitmapd.bitmaps WHERE key = '${P}never'::bytea),
+                   version = version + 1 WHERE key LIKE '${P}${LONG}%'::bytea"
+wait_for "one UPDATE of 12 keys of 1,000 bytes reaches B for every key" \
+  '[[ $(for i in $(seq 1 12); do getbit $B_R ${P}${LONG}$i 3; done | sort -u) == 1 ]]'
+check "the service logged no unreadable notification" "" \
+  "$(grep -h 'unreadable change notification' "$BITMAPD_TEST_TMP"/bitmapd.*.log | head -n 1)"
+
+# ---- the listener goes away -------------------------------------------------------------------
+redis-cli -p "$B_R" setbit "${P}lst" 1 1 >/dev/null
+getbit "$A_R" "${P}lst" 1 >/dev/null
+"${PSQL[@]}" -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN bitmapd_changed'" >/dev/null
+# both instances lose their listener; whichever has not reconnected yet serves from the database
+redis-cli -p "$B_R" setbit "${P}lst" 2 1 >/dev/null
+check "A reads B's write made while listeners were cut" 1 "$(getbit "$A_R" "${P}lst" 2)"
+wait_for "A listens again" '[[ $(info $A_R cache_enabled) == 1 ]]'
+wait_for "B listens again" '[[ $(info $B_R cache_enabled) == 1 ]]'
+check_match "the lost listener was logged" 'change listener down' "$(cat "$BITMAPD_TEST_TMP"/bitmapd.*.log)"
+redis-cli -p "$B_R" setbit "${P}lst" 3 1 >/dev/null
+wait_for "after reconnecting, A sees B's writes again" '[[ $(getbit $A_R ${P}lst 3) == 1 ]]'
+
+# ---- no lost update: both instances write one key at once ------------------------------------
+pids=()
+for side in A B; do
+  port=$A_R
+  [[ $side == B ]] && port=$B_R
+  off=0
+  [[ $side == B ]] && off=1
+  for i in $(seq 0 199); do echo "SETBIT ${P}both $((i * 2 + off)) 1"; done | redis-cli -p "$port" >"$BITMAPD_TEST_TMP/both.$side" &
+  pids+=($!)
+done
+wait "${pids[@]}"
+check "200 + 200 SETBITs of one key from two instances: BITCOUNT 400 on A" 400 \
+  "$(redis-cli -p "$A_R" bitcount "${P}both")"
+check "... and the row in SQL" 400 \
+  "$("${PSQL[@]}" -c "SELECT cardinality FROM bitmapd.bitmaps WHERE key = '${P}both'::bytea")"
+check "no SETBIT answered an error" "" "$(cat "$BITMAPD_TEST_TMP"/both.* | grep -v '^0$' | head -n 3)"
+
+# ---- group commit: concurrent writers share statements ----------------------------------------
+calls=$(info "$A_R" cas_calls)
+stmts=$(info "$A_R" cas_statements)
+timeout 120 redis-benchmark -p "$A_R" -c 50 -n 3000 -r 100000 -q "SETBIT" "${P}gc:__rand_int__" 7 1 >/dev/null 2>&1
+calls=$(($(info "$A_R" cas_calls) - calls))
+stmts=$(($(info "$A_R" cas_statements) - stmts))
+keys=$("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps WHERE key LIKE '${P}gc:%'::bytea")
+echo "# 3,000 SETBITs of random keys from 50 clients: $keys keys, $calls writes in $stmts statements"
+check "3,000 SETBITs from 50 clients: one write per key set (a repeated SETBIT writes nothing)" "$keys" "$calls"
+check "... in fewer statements than writes (grouped)" yes "$([[ $stmts -lt $calls ]] && echo yes || echo "no: $stmts")"
+check "every key written by the benchmark holds its bit" 0 \
+  "$("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps WHERE key LIKE '${P}gc:%'::bytea AND cardinality <> 1")"
+
+# ---- TRUNCATE empties every cache ----------------------------------------------------------------
+getbit "$B_R" "${P}k1" 5 >/dev/null
+"${PSQL[@]}" -c "CREATE TEMP TABLE keep AS SELECT * FROM bitmapd.bitmaps; TRUNCATE bitmapd.bitmaps;
+                 INSERT INTO bitmapd.bitmaps SELECT * FROM keep WHERE key NOT LIKE '${P}%'::bytea"
+wait_for "a TRUNCATE reaches B" '[[ $(getbit $B_R ${P}k1 5) == 0 ]]'
+
+stop_service "$A"
+stop_service "$B"
+check_logs_clean
+finish
