@@ -59,6 +59,8 @@ uint64_t cache_mark(const struct cache *c);
  * taken. Skipped when a notification that arrived since `mark` contradicts it. */
 void cache_put(struct cache *c, const void *key, size_t len, const struct cache_val *v, uint64_t mark);
 void cache_drop(struct cache *c, const void *key, size_t len);
+/* This instance committed key at version/xid (before its notification arrives). */
+void cache_note_write(struct cache *c, const void *key, size_t len, int64_t version, uint32_t xid);
 
 /* Applies one notification payload of channel bitmapd_changed (migration 0007).
  * Returns false (and empties the cache) on a payload it cannot parse. */

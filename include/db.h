@@ -46,6 +46,13 @@ void db_free(struct db *db);
 struct db_job *db_query(struct db *db, const char *sql, int nparams, const struct db_param *params,
                         db_cb cb, void *arg) WUR;
 
+/* As db_query(), for the few hot statements: stmt (0 .. DB_MAX_PREPARED-1) names
+ * sql, which each connection parses once and then executes by name (no parse or
+ * plan per call). Parameter types come from casts in sql. */
+#define DB_MAX_PREPARED 8
+struct db_job *db_query_prepared(struct db *db, int stmt, const char *sql, int nparams,
+                                 const struct db_param *params, db_cb cb, void *arg) WUR;
+
 /* The callback of job will not be called. A statement already sent still runs to
  * completion on the server; its result is discarded. */
 void db_cancel(struct db_job *job);

@@ -25,6 +25,7 @@ struct store_row {
     int64_t cardinality;
     uint32_t checksum;
     int64_t nbytes; /* length as a Redis string; -1 when NULL (as long as the members need) */
+    bool cached;    /* from this instance's cache, not checked against the database */
 };
 
 /* rows[i] belongs to keys[i]; rows is NULL unless status is STORE_OK. */
@@ -76,6 +77,14 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
                          store_cas_cb cb, void *arg) WUR;
 
 struct cache;
+struct cache_blob;
+/* The rows of n keys from the cache alone, at once (no statement, no callback): true
+ * when every key is cached; rows then borrow from held[], released with
+ * store_peek_release(held, n). For reads that may be served from the cache. */
+bool store_peek(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
+                struct cache_blob **held) WUR;
+void store_peek_release(struct cache_blob **held, size_t n);
+
 /* The store's cache (never NULL), for statistics. */
 struct cache *store_cache(struct store *st);
 struct event_base *store_event_base(struct store *st);

@@ -206,6 +206,17 @@ void cache_put(struct cache *c, const void *key, size_t len, const struct cache_
     struct entry *e;
 
     if (!c->enabled) return;
+    struct entry **ep = find(c, key, len, h);
+    if (*ep && (*ep)->v.found) {
+        /* what this instance holds may be newer than this result: a commit
+         * acknowledged after the statement was sent. Keep it; on a contradiction at
+         * the same version keep neither. */
+        if (!v->found || (*ep)->v.version > v->version) return;
+        if ((*ep)->v.version == v->version && (*ep)->v.xid != v->xid) {
+            remove_at(c, ep);
+            return;
+        }
+    }
     remove_key(c, key, len, h);
     if (!still_current(c, h, v, mark)) {
         c->st.stale_skips++;
@@ -237,6 +248,16 @@ void cache_put(struct cache *c, const void *key, size_t len, const struct cache_
 }
 
 void cache_drop(struct cache *c, const void *key, size_t len) { remove_key(c, key, len, key_hash(key, len)); }
+
+/* Our own commit, known before its notification: results of statements sent
+ * earlier that disagree with it must not be cached. */
+void cache_note_write(struct cache *c, const void *key, size_t len, int64_t version, uint32_t xid)
+{
+    uint64_t h = key_hash(key, len);
+    struct recent *r = &c->recent[h & (RECENT_SLOTS - 1)];
+    if (r->seq && r->hash == h && (r->deleted || r->version > version)) return; /* a later change is known */
+    *r = (struct recent){h, ++c->seq, version, xid, false};
+}
 
 static int hexval(char ch)
 {

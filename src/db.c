@@ -33,6 +33,8 @@ struct db_job {
     bool cancelled;
     bool queued;
     bool local;          /* db_defer(): no statement, answered DB_OK on the next turn */
+    int stmt;            /* db_query_prepared(): the statement's number, else -1 */
+    bool preparing;      /* the Parse of stmt is in flight on this job's connection */
     struct event *timer; /* queue deadline, or immediate failure */
     PGresult *res;       /* first result of the statement */
     const char *fail_message;
@@ -50,6 +52,7 @@ struct db_conn {
     int backoff_ms;
     struct db_job *job;
     bool listener; /* the LISTEN connection: takes no job of the queue */
+    bool prepared[DB_MAX_PREPARED]; /* statements parsed on this server connection */
 };
 
 struct db {
@@ -183,6 +186,7 @@ static struct db_job *job_new(struct db *db, const char *sql, int nparams, const
     job->cb = cb;
     job->arg = arg;
     job->nparams = nparams;
+    job->stmt = -1;
     job->sql = strdup(sql);
     job->timer = evtimer_new(db->base, job_timer_cb, job);
     if (!job->sql || !job->timer || !job_copy_params(job, nparams, params)) {
@@ -218,11 +222,27 @@ bool db_cancelled(const struct db_job *job) { return job->cancelled; }
 
 struct event_base *db_event_base(struct db *db) { return db->base; }
 
+static struct db_job *query_start(struct db *db, struct db_job *job);
+
+struct db_job *db_query_prepared(struct db *db, int stmt, const char *sql, int nparams,
+                                 const struct db_param *params, db_cb cb, void *arg)
+{
+    struct db_job *job = job_new(db, sql, nparams, params, cb, arg);
+    if (!job) return NULL;
+    job->stmt = stmt >= 0 && stmt < DB_MAX_PREPARED ? stmt : -1;
+    return query_start(db, job);
+}
+
 struct db_job *db_query(struct db *db, const char *sql, int nparams, const struct db_param *params,
                         db_cb cb, void *arg)
 {
     struct db_job *job = job_new(db, sql, nparams, params, cb, arg);
     if (!job) return NULL;
+    return query_start(db, job);
+}
+
+static struct db_job *query_start(struct db *db, struct db_job *job)
+{
     db->queries++;
     TAILQ_INSERT_TAIL(&db->queue, job, entry);
     job->queued = true;
@@ -329,10 +349,14 @@ static void listen_set_up(struct db *db, bool up)
 static void conn_start_connect(struct db_conn *c)
 {
     struct db *db = c->db;
-    const char *keys[] = {"dbname", "application_name", "options", NULL};
-    const char *vals[] = {db->dsn, "bitmapd", db->options, NULL};
+    /* keepalives: a peer that vanished without a reset (a partition, a dead host) is
+     * noticed within about 15 s even on an idle connection, such as the listener */
+    const char *keys[] = {"dbname", "application_name", "options", "keepalives", "keepalives_idle",
+                          "keepalives_interval", "keepalives_count", "tcp_user_timeout", NULL};
+    const char *vals[] = {db->dsn, "bitmapd", db->options, "1", "5", "2", "3", "15000", NULL};
 
     db->reconnects++;
+    memset(c->prepared, 0, sizeof(c->prepared)); /* a new server session knows none */
     conn_set_state(c, CONN_CONNECTING);
     c->pg = PQconnectStartParams(keys, vals, 1);
     if (!c->pg || PQstatus(c->pg) == CONNECTION_BAD) {
@@ -350,15 +374,17 @@ static void listen_done(const struct db_result *r, void *arg)
 {
     struct db_conn *c = arg;
     if (r->status == DB_OK) {
+        c->backoff_ms = 0;
         listen_set_up(c->db, true);
         return;
     }
     if (c->state != CONN_IDLE) return; /* the connection was lost: it reconnects by itself */
     log_warn("msg=\"LISTEN failed\" reason=\"%s\"", r->message ? r->message : "?");
     /* conn_lost() from inside the job's own completion would free the job twice:
-     * the connection is dropped on its next timer instead */
+     * the connection is dropped on its next timer instead, reading nothing meanwhile */
     struct timeval soon = {0, 0};
-    c->state = CONN_BUSY;
+    event_del(c->io);
+    conn_set_state(c, CONN_BUSY);
     event_add(c->timer, &soon);
 }
 
@@ -390,7 +416,7 @@ static void conn_poll_connect(struct db_conn *c)
             return;
         }
         if (c->backoff_ms) log_info("msg=\"database connection established\" conn=%d", c->index);
-        c->backoff_ms = 0;
+        if (!c->listener) c->backoff_ms = 0; /* the listener: once LISTEN succeeds */
         conn_set_state(c, CONN_IDLE);
         conn_arm(c, EV_READ, 0);
         if (c->listener)
@@ -416,12 +442,24 @@ static void conn_flush_and_arm(struct db_conn *c)
     conn_arm(c, rc == 1 ? (EV_READ | EV_WRITE) : EV_READ, c->db->cfg->pg_query_timeout_ms + 2000);
 }
 
+/* Sends the job's statement: as is, or (db_query_prepared) by name, parsing it first
+ * on a connection that has not seen it (the Parse result is read before Execute). */
 static void conn_run(struct db_conn *c, struct db_job *job)
 {
+    char name[32];
+    int ok;
     c->job = job;
     conn_set_state(c, CONN_BUSY);
-    if (!PQsendQueryParams(c->pg, job->sql, job->nparams, NULL, job->values, job->lengths,
-                           job->formats, 1)) {
+    if (job->stmt < 0) {
+        ok = PQsendQueryParams(c->pg, job->sql, job->nparams, NULL, job->values, job->lengths, job->formats, 1);
+    } else {
+        snprintf(name, sizeof(name), "bitmapd_%d", job->stmt);
+        job->preparing = !c->prepared[job->stmt];
+        ok = job->preparing ? PQsendPrepare(c->pg, name, job->sql, job->nparams, NULL)
+                            : PQsendQueryPrepared(c->pg, name, job->nparams, job->values, job->lengths,
+                                                  job->formats, 1);
+    }
+    if (!ok) {
         conn_lost(c, PQerrorMessage(c->pg));
         return;
     }
@@ -451,6 +489,14 @@ static void conn_read_busy(struct db_conn *c)
     }
     while (!PQisBusy(c->pg)) {
         PGresult *res = PQgetResult(c->pg);
+        if (!res && c->job->preparing && c->job->res &&
+            PQresultStatus(c->job->res) == PGRES_COMMAND_OK) { /* parsed: now execute it */
+            PQclear(c->job->res);
+            c->job->res = NULL;
+            c->prepared[c->job->stmt] = true;
+            conn_run(c, c->job);
+            return;
+        }
         if (!res) {
             struct db_job *job = c->job;
             c->job = NULL;

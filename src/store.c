@@ -20,6 +20,8 @@
 struct cas_call;
 struct load_ctx;
 
+enum { STMT_LOAD, STMT_CAS }; /* prepared once per connection (db_query_prepared) */
+
 struct store {
     struct db *db;
     const struct config *cfg;
@@ -30,6 +32,7 @@ struct store {
     struct load_ctx *ready;       /* reads answered from the cache, for the next turn */
     struct event *ready_ev;
     int loads_in_flight;
+    unsigned listen_gen;          /* changes of the listener's state */
     struct store_stats stats;
 };
 
@@ -365,7 +368,7 @@ static bool load_send(struct store *st)
         }
     if (!a.oom && !vers.oom && !xids.oom) {
         struct db_param p[3] = {pa_param(&a), pa_param(&vers), pa_param(&xids)};
-        job = db_query(st->db, SQL_LOAD, 3, p, load_batch_done, b);
+        job = db_query_prepared(st->db, STMT_LOAD, SQL_LOAD, 3, p, load_batch_done, b);
     }
     free(a.buf);
     free(vers.buf);
@@ -407,6 +410,7 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
     for (size_t i = 0; i < n; i++) {
         if (cache_get(st->cache, keys[i].key, keys[i].len, &ctx->held[i])) {
             row_from_val(&ctx->rows[i], &ctx->held[i]);
+            ctx->rows[i].cached = true; /* until the database confirms it (consistent) */
             if (!consistent) continue;
         }
         ctx->sent[ctx->nsent++] = i;
@@ -484,6 +488,8 @@ static const char SQL_CAS[] =
     " SELECT bitmapd._cas_conflict(), NULL"
     "  WHERE (SELECT count(*) FROM want) <> (SELECT count(*) FROM ins)";
 
+#define CAS_MAX_BYTES (64u << 20) /* bits and keys of one statement, unless one call alone is more */
+
 struct cas_call {
     struct cas_call *next;
     struct store_write *w; /* keys and bits copied into buf */
@@ -541,6 +547,7 @@ static void cas_call_cache(struct store *st, const struct cas_call *c, enum stor
                                   .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
                                   .nbytes = w->nbytes, .xid = xid, .blob = c->blobs[i]};
             cache_put(st->cache, w->key, w->keylen, &v, mark);
+            cache_note_write(st->cache, w->key, w->keylen, v.version, xid);
         } else {
             cache_drop(st->cache, w->key, w->keylen);
         }
@@ -600,7 +607,8 @@ static uint64_t write_hash(const struct store_write *w)
 }
 
 /* Adds c's keys to the open-addressing set of the statement's keys; false (and the
- * set unchanged) if one of them is already there. A call's own keys are distinct. */
+ * set unchanged) if one of them is already there from another call. A call may name
+ * a key twice (units of one request sharing a key they only check). */
 static bool keyset_add(uint64_t *set, const struct store_write **who, size_t cap, const struct cas_call *c)
 {
     for (int pass = 0; pass < 2; pass++)
@@ -608,10 +616,14 @@ static bool keyset_add(uint64_t *set, const struct store_write **who, size_t cap
             const struct store_write *w = &c->w[i];
             uint64_t h = write_hash(w);
             size_t j = h & (cap - 1);
+            bool present = false;
             for (; set[j]; j = (j + 1) & (cap - 1))
-                if (set[j] == h && who[j]->keylen == w->keylen && memcmp(who[j]->key, w->key, w->keylen) == 0)
-                    return false; /* only in pass 0: pass 1 adds keys found absent */
-            if (pass == 1) {
+                if (set[j] == h && who[j]->keylen == w->keylen && memcmp(who[j]->key, w->key, w->keylen) == 0) {
+                    present = true;
+                    break;
+                }
+            if (pass == 0 && present) return false; /* pass 0 sees only earlier calls' keys */
+            if (pass == 1 && !present) {
                 set[j] = h;
                 who[j] = w;
             }
@@ -629,7 +641,7 @@ static void cas_batch_unsent(const struct db_result *r, void *arg)
 /* Sends one statement with the writes of as many waiting calls as fit. */
 static bool cas_send(struct store *st)
 {
-    size_t limit = (size_t)st->cfg->pg_batch_keys, nkeys = 0, cap = 64;
+    size_t limit = (size_t)st->cfg->pg_batch_keys, nkeys = 0, nbytes = 0, cap = 64;
     struct cas_batch *b = calloc(1, sizeof(*b));
     struct cas_call **tail, *c;
     uint64_t *set = NULL;
@@ -650,13 +662,17 @@ static bool cas_send(struct store *st)
             cas_call_free(c);
             continue;
         }
-        if (b->calls && nkeys + c->n > limit) break;
+        size_t cbytes = 0;
+        for (size_t i = 0; i < c->n; i++) cbytes += c->w[i].keylen + (c->w[i].bits ? c->w[i].len : 0);
+        /* bounded in keys and in bytes (a bytea[] parameter must stay far below 1 GB) */
+        if (b->calls && (nkeys + c->n > limit || nbytes + cbytes > CAS_MAX_BYTES)) break;
         if (!keyset_add(set, who, cap, c)) break; /* a key of an earlier call: next statement */
         st->queue_head = c->next;
         c->next = NULL;
         c->first_group = b->ngroups;
         b->ngroups += c->ngroups;
         nkeys += c->n;
+        nbytes += cbytes;
         *tail = c;
         tail = &c->next;
     }
@@ -695,7 +711,7 @@ static bool cas_send(struct store *st)
     if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom)) {
         struct db_param p[7] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
                                 pa_param(&crcs), pa_param(&grps), pa_param(&lens)};
-        job = db_query(st->db, SQL_CAS, 7, p, cas_batch_done, b);
+        job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 7, p, cas_batch_done, b);
     }
     free(keys.buf);
     free(vers.buf);
@@ -791,10 +807,49 @@ static void store_on_notify(const char *payload, void *arg)
         log_warn("msg=\"unreadable change notification; cache emptied\" payload=\"%.80s\"", payload);
 }
 
+/* The cache is only as good as the notifications: it is turned on after LISTEN
+ * succeeds and the four triggers of migration 0007 are found enabled with the
+ * current payload (a table restored with --disable-triggers, or ALTER TABLE …
+ * DISABLE TRIGGER, would otherwise leave caches stale with no bound). */
+static const char SQL_TRIGGERS_OK[] =
+    "SELECT (SELECT count(*) FROM pg_trigger"
+    "         WHERE tgrelid = 'bitmapd.bitmaps'::regclass AND tgenabled IN ('O', 'A')"
+    "           AND tgname IN ('bitmaps_changed_insert', 'bitmaps_changed_update',"
+    "                          'bitmaps_changed_delete', 'bitmaps_changed_truncate')) = 4"
+    "   AND (SELECT prosrc LIKE '%txid_current%' FROM pg_proc"
+    "         WHERE oid = 'bitmapd._bitmaps_changed()'::regprocedure)";
+
+struct listen_check {
+    struct store *st;
+    unsigned gen;
+};
+
+static void triggers_checked(const struct db_result *r, void *arg)
+{
+    struct listen_check *lc = arg;
+    struct store *st = lc->st;
+    bool ok = r->status == DB_OK && PQntuples(r->res) == 1 && !PQgetisnull(r->res, 0, 0) &&
+              *PQgetvalue(r->res, 0, 0) == 1;
+    if (lc->gen == st->listen_gen && db_listening(st->db)) {
+        if (ok)
+            cache_set_enabled(st->cache, true);
+        else
+            log_error("msg=\"cache stays off: the change triggers of bitmapd.bitmaps are missing, disabled or "
+                      "outdated (migration 0007; run bitmapd --migrate)\" detail=\"%s\"",
+                      r->message ? r->message : "");
+    }
+    free(lc);
+}
+
 static void store_on_listen(bool up, void *arg)
 {
     struct store *st = arg;
-    cache_set_enabled(st->cache, up);
+    struct listen_check *lc;
+    st->listen_gen++;
+    cache_set_enabled(st->cache, false);
+    if (!up || !(lc = malloc(sizeof(*lc)))) return;
+    *lc = (struct listen_check){st, st->listen_gen};
+    if (!db_query(st->db, SQL_TRIGGERS_OK, 0, NULL, triggers_checked, lc)) free(lc);
 }
 
 struct store *store_new(struct db *db, const struct config *cfg)
@@ -837,6 +892,31 @@ void store_free(struct store *st)
     if (st->ready_ev) event_free(st->ready_ev);
     cache_free(st->cache);
     free(st);
+}
+
+bool store_peek(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
+                struct cache_blob **held)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        struct cache_val v;
+        if (!cache_get(st->cache, keys[i].key, keys[i].len, &v)) break;
+        held[i] = v.blob;
+        row_from_val(&rows[i], &v);
+        rows[i].cached = true;
+    }
+    if (i == n) {
+        st->stats.loads++;
+        st->stats.load_keys_cached += n;
+        return true;
+    }
+    store_peek_release(held, i);
+    return false;
+}
+
+void store_peek_release(struct cache_blob **held, size_t n)
+{
+    for (size_t i = 0; i < n; i++) cache_blob_unref(held[i]);
 }
 
 struct cache *store_cache(struct store *st) { return st->cache; }

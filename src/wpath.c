@@ -193,7 +193,7 @@ static void wp_cas_done(enum store_status st, const char *err, const bool *confl
                     u->keys[k].version++; /* an inserted row starts at version 1 */
                     u->keys[k].found = true;
                 }
-            unit_end(wp, u, WP_OK);
+            unit_end(wp, u, u->verdict);
         } else if (++u->attempts > wp->cfg->pg_max_retries) {
             unit_end(wp, u, WP_CONFLICTED);
         } else {
@@ -226,10 +226,12 @@ static bool wp_decode_unit(struct wpath *wp, struct wp_unit *u, const struct sto
                            size_t first)
 {
     unit_release(u);
+    u->unverified = false;
     for (int k = 0; k < u->nkeys; k++) {
         const struct store_row *row = &rows[first + (size_t)k];
         struct wp_key *key = &u->keys[k];
         key->dirty = false;
+        u->unverified |= row->cached;
         key->found = row->found;
         key->version = row->version;
         key->nbytes = row->nbytes;
@@ -278,15 +280,31 @@ static void wp_load_done(enum store_status st, const char *err, const struct sto
         u->sent = false;
         pos += (size_t)u->nkeys;
         if (!wp_decode_unit(wp, u, rows, first)) continue; /* not sent: retried or ended */
-        switch (wp->ops->mutate(wp, u, wp->arg)) {
+        enum wp_mutation m = wp->ops->mutate(wp, u, wp->arg);
+        switch (m) {
         case WP_UNCHANGED:
-            unit_end(wp, u, WP_OK);
+        case WP_REJECT: {
+            enum wp_status verdict = m == WP_REJECT ? WP_REJECTED : WP_OK;
+            if (!u->unverified) {
+                unit_end(wp, u, verdict);
+                break;
+            }
+            /* Decided on cached rows, which may be a notification behind: the unit
+             * goes into the statement as version checks only, and is loaded from
+             * the database again if one of them moved. */
+            for (int k = 0; k < u->nkeys; k++) u->keys[k].dirty = false;
+            u->sent = true;
+            u->verdict = verdict;
+            if (!wp_add_writes(wp, w, &nw, wp->pending[g], (int32_t)g)) {
+                free(w);
+                wp_finish(wp, WP_FAILED, "out of memory");
+                return;
+            }
             break;
-        case WP_REJECT:
-            unit_end(wp, u, WP_REJECTED);
-            break;
+        }
         case WP_CHANGED:
             u->sent = true;
+            u->verdict = WP_OK;
             if (!wp_add_writes(wp, w, &nw, wp->pending[g], (int32_t)g)) {
                 free(w);
                 wp_finish(wp, WP_FAILED, "could not encode a bitmap");

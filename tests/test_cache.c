@@ -244,6 +244,39 @@ static void test_huge_entry_not_cached(void **state)
     cache_free(c);
 }
 
+static void test_older_result_never_replaces_newer(void **state)
+{
+    struct cache *c = enabled_cache(1 << 20);
+    struct cache_val none = {.found = false, .nbytes = -1};
+    uint64_t mark;
+    (void)state;
+    /* a load is sent; this instance then commits version 5 of the key (cached and
+     * noted before its notification arrives); the load answers with version 4 */
+    mark = cache_mark(c);
+    put(c, "ab", 5, 50, "mine", cache_mark(c));
+    cache_note_write(c, "ab", 2, 5, 50);
+    put(c, "ab", 4, 40, "older", mark);
+    assert_int_equal(cached(c, "ab"), 5);
+    /* ... or answers "no row" (sent before this instance created it) */
+    cache_put(c, "ab", 2, &none, mark);
+    assert_int_equal(cached(c, "ab"), 5);
+    /* even once the entry was evicted, the noted write keeps the older result out */
+    cache_drop(c, "ab", 2);
+    put(c, "ab", 4, 40, "older", mark);
+    assert_int_equal(cached(c, "ab"), -1);
+    /* the same version written by another transaction: a contradiction, keep neither */
+    put(c, "cd", 3, 30, "x", cache_mark(c));
+    put(c, "cd", 3, 31, "y", cache_mark(c));
+    assert_int_equal(cached(c, "cd"), -1);
+    /* a later change already announced is not hidden by noting an earlier write */
+    assert_true(cache_invalidate(c, "6566:9:90"));
+    mark = cache_mark(c);
+    cache_note_write(c, "ef", 2, 8, 80);
+    put(c, "ef", 8, 80, "stale", mark - 1);
+    assert_int_equal(cached(c, "ef"), -1);
+    cache_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +289,7 @@ int main(void)
         cmocka_unit_test(test_in_flight_results),
         cmocka_unit_test(test_negative_entry_dropped_by_insert),
         cmocka_unit_test(test_huge_entry_not_cached),
+        cmocka_unit_test(test_older_result_never_replaces_newer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
