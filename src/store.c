@@ -388,7 +388,7 @@ static bool load_send(struct store *st)
 
 static void load_flush(struct store *st)
 {
-    while (st->loads_in_flight < st->cfg->pg_write_statements && st->load_queue)
+    while (st->loads_in_flight < st->cfg->pg_load_statements && st->load_queue)
         if (!load_send(st)) break;
 }
 
@@ -650,7 +650,11 @@ static bool cas_send(struct store *st)
     struct db_job *job = NULL;
     bool any_null = false, any_null_len = false;
 
-    while (cap < 2 * (limit + 1100)) cap *= 2;
+    {   /* the key set needs room for what can leave now, not for batch_keys */
+        size_t queued = 0;
+        for (c = st->queue_head; c && queued <= limit; c = c->next) queued += c->n;
+        while (cap < 2 * queued) cap *= 2;
+    }
     if (!b || !(set = calloc(cap, sizeof(*set))) || !(who = calloc(cap, sizeof(*who)))) goto oom;
     b->st = st;
     b->mark = cache_mark(st->cache);

@@ -26,6 +26,7 @@ struct wpath {
     bool release;
     size_t next;          /* first unit not yet taken into a chunk */
     size_t *pending;      /* units of the current chunk still to commit */
+    size_t cap;           /* entries of pending, refs and encoded (grown per chunk) */
     size_t npending;
     struct wp_ref *refs;  /* statement position → (unit, key) */
     size_t nrefs;
@@ -428,6 +429,29 @@ static void wp_next_chunk(struct wpath *wp)
     wp_release(wp);
     wp->npending = 0;
     wp->chunk_start = wp->next;
+    /* size the per-chunk arrays for this chunk (a one-key request needs one entry,
+     * not batch_keys: zeroing them for every request showed in profiles) */
+    size_t units = 0, want = 0;
+    for (size_t i = wp->next; i < wp->nunits; i++) {
+        if (units && want + (size_t)wp->units[i].nkeys > (size_t)wp->cfg->pg_batch_keys) break;
+        want += (size_t)wp->units[i].nkeys;
+        units++;
+    }
+    if (want > wp->cap || units > wp->cap) {
+        size_t cap = want > units ? want : units;
+        size_t *pending = realloc(wp->pending, cap * sizeof(*pending));
+        if (pending) wp->pending = pending;
+        struct wp_ref *refs = pending ? realloc(wp->refs, cap * sizeof(*refs)) : NULL;
+        if (refs) wp->refs = refs;
+        uint8_t **enc = refs ? realloc(wp->encoded, cap * sizeof(*enc)) : NULL;
+        if (enc) wp->encoded = enc;
+        if (!enc) {
+            wp_finish(wp, WP_FAILED, "out of memory");
+            return;
+        }
+        for (size_t i = wp->cap; i < cap; i++) enc[i] = NULL;
+        wp->cap = cap;
+    }
     while (wp->next < wp->nunits) {
         struct wp_unit *u = &wp->units[wp->next];
         if (wp->npending && nkeys + (size_t)u->nkeys > (size_t)wp->cfg->pg_batch_keys) break;
@@ -445,7 +469,6 @@ struct wpath *wpath_new(struct store *st, const struct config *cfg, size_t nunit
                         const struct wpath_ops *ops, void *arg, bool release_bitmaps)
 {
     struct wpath *wp = calloc(1, sizeof(*wp));
-    size_t chunk = (size_t)cfg->pg_batch_keys + WP_MAX_KEYS;
 
     if (!wp) return NULL;
     wp->st = st;
@@ -456,10 +479,7 @@ struct wpath *wpath_new(struct store *st, const struct config *cfg, size_t nunit
     wp->release = release_bitmaps;
     wp->units = calloc(nunits ? nunits : 1, sizeof(*wp->units));
     for (size_t i = 0; wp->units && i < nunits; i++) wp->units[i].keys = wp->units[i].key_buf;
-    wp->pending = calloc(chunk, sizeof(*wp->pending));
-    wp->refs = calloc(chunk, sizeof(*wp->refs));
-    wp->encoded = calloc(chunk, sizeof(*wp->encoded));
-    if (!wp->units || !wp->pending || !wp->refs || !wp->encoded) {
+    if (!wp->units) {
         wpath_free(wp);
         return NULL;
     }
