@@ -28,6 +28,7 @@ struct store {
     struct cache *cache;
     struct cas_call *queue_head, *queue_tail; /* writes waiting for the next statement */
     int writes_in_flight;
+    size_t queued_keys;           /* keys of the calls in the write queue */
     struct load_ctx *load_queue;  /* reads waiting for the next load statement */
     struct load_ctx *ready;       /* reads answered from the cache, for the next turn */
     struct event *ready_ev;
@@ -662,6 +663,7 @@ static bool cas_send(struct store *st)
     while ((c = st->queue_head) != NULL) {
         if (db_cancelled(c->handle)) { /* its request is gone: nothing of it is sent */
             st->queue_head = c->next;
+            st->queued_keys -= c->n;
             db_complete(c->handle, DB_OK, NULL);
             cas_call_free(c);
             continue;
@@ -672,6 +674,7 @@ static bool cas_send(struct store *st)
         if (b->calls && (nkeys + c->n > limit || nbytes + cbytes > CAS_MAX_BYTES)) break;
         if (!keyset_add(set, who, cap, c)) break; /* a key of an earlier call: next statement */
         st->queue_head = c->next;
+        st->queued_keys -= c->n;
         c->next = NULL;
         c->first_group = b->ngroups;
         b->ngroups += c->ngroups;
@@ -731,6 +734,7 @@ static bool cas_send(struct store *st)
         last->next = st->queue_head; /* back to the front of the queue, in order */
         if (!st->queue_head) st->queue_tail = last;
         st->queue_head = b->calls;
+        for (c = b->calls; c != last->next; c = c->next) st->queued_keys += c->n;
         free(b);
         return false;
     }
@@ -751,9 +755,17 @@ oom:
     return false;
 }
 
+/* Small writes: at most write_statements in flight, so that those arriving meanwhile
+ * make one big batch. Full batches (a fan-out, a big import) gain nothing by waiting:
+ * up to FULL_BATCH_EXTRA more statements go out while batch_keys keys are queued, so
+ * both cores work on them. */
+#define FULL_BATCH_EXTRA 2
 static void cas_flush(struct store *st)
 {
-    while (st->writes_in_flight < st->cfg->pg_write_statements && st->queue_head)
+    while (st->queue_head &&
+           (st->writes_in_flight < st->cfg->pg_write_statements ||
+            (st->writes_in_flight < st->cfg->pg_write_statements + FULL_BATCH_EXTRA &&
+             st->queued_keys >= (size_t)st->cfg->pg_batch_keys)))
         if (!cas_send(st)) break;
 }
 
@@ -789,6 +801,7 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
     else
         st->queue_head = c;
     st->queue_tail = c;
+    st->queued_keys += n;
     {
         struct db_job *handle = c->handle;
         cas_flush(st); /* may send c at once: c must not be touched after this */
