@@ -71,8 +71,9 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
  * the writes of every request waiting at that time ([postgres] write_statements
  * statements are in flight at once; a lone request is sent at once). The statement
  * locks the rows in key order and updates (or inserts, for absent keys) every group
- * whose versions all still match (version := version + 1). Keys must be distinct
- * within a call and from any other call in flight. The callback comes after commit. */
+ * whose versions all still match (version := version + 1). A call names a key twice
+ * only to check it (units of one request sharing a key); two calls with a common key
+ * go in different statements. The callback comes after commit. */
 struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
                          store_cas_cb cb, void *arg) WUR;
 

@@ -207,17 +207,16 @@ void cache_put(struct cache *c, const void *key, size_t len, const struct cache_
 
     if (!c->enabled) return;
     struct entry **ep = find(c, key, len, h);
-    if (*ep && (*ep)->v.found) {
+    if (*ep) {
         /* what this instance holds may be newer than this result: a commit
          * acknowledged after the statement was sent. Keep it; on a contradiction at
          * the same version keep neither. */
-        if (!v->found || (*ep)->v.version > v->version) return;
-        if ((*ep)->v.version == v->version && (*ep)->v.xid != v->xid) {
-            remove_at(c, ep);
-            return;
-        }
+        const struct cache_val *old = &(*ep)->v;
+        if (old->found && (!v->found || old->version > v->version)) return;
+        bool contradiction = old->found && old->version == v->version && old->xid != v->xid;
+        remove_at(c, ep);
+        if (contradiction) return;
     }
-    remove_key(c, key, len, h);
     if (!still_current(c, h, v, mark)) {
         c->st.stale_skips++;
         return;

@@ -204,6 +204,23 @@ static void row_from_val(struct store_row *row, const struct cache_val *v)
     }
 }
 
+/* A cache hit for key as a row (marked cached: not checked against the database);
+ * *held takes the reference on its bits. */
+static bool cached_row(struct store *st, const struct store_key *key, struct cache_val *held, struct store_row *row)
+{
+    if (!cache_get(st->cache, key->key, key->len, held)) return false;
+    row_from_val(row, held);
+    row->cached = true;
+    return true;
+}
+
+/* The key at position pos of the keys ctx sends. */
+static const uint8_t *sent_key(const struct load_ctx *ctx, size_t pos, size_t *len)
+{
+    *len = ctx->keyoff[pos + 1] - ctx->keyoff[pos];
+    return ctx->keybuf + ctx->keyoff[pos];
+}
+
 /* Row i of the statement's result is the key at position pos of ctx. */
 static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size_t pos)
 {
@@ -226,7 +243,9 @@ static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size
     row->bits = (const uint8_t *)PQgetvalue(res, i, 2);
     row->len = (size_t)PQgetlength(res, i, 2);
     if (cache_enabled(st->cache) && (v.blob = cache_blob_new(row->bits, row->len)) != NULL) {
-        cache_put(st->cache, ctx->keybuf + ctx->keyoff[pos], ctx->keyoff[pos + 1] - ctx->keyoff[pos], &v, ctx->mark);
+        size_t len;
+        const uint8_t *key = sent_key(ctx, pos, &len);
+        cache_put(st->cache, key, len, &v, ctx->mark);
         cache_blob_unref(v.blob);
     }
 }
@@ -237,9 +256,10 @@ static void load_take_missing(struct load_ctx *ctx)
     for (size_t pos = 0; pos < ctx->nsent; pos++) {
         if (ctx->seen[pos]) continue;
         struct cache_val none = {.found = false, .nbytes = -1};
+        size_t len;
+        const uint8_t *key = sent_key(ctx, pos, &len);
         row_from_val(&ctx->rows[ctx->sent[pos]], &none);
-        cache_put(ctx->st->cache, ctx->keybuf + ctx->keyoff[pos], ctx->keyoff[pos + 1] - ctx->keyoff[pos], &none,
-                  ctx->mark);
+        cache_put(ctx->st->cache, key, len, &none, ctx->mark);
     }
 }
 
@@ -363,7 +383,9 @@ static bool load_send(struct store *st)
         for (size_t pos = 0; pos < ctx->nsent; pos++) {
             const struct cache_val *held = &ctx->held[ctx->sent[pos]];
             bool have = held->blob != NULL;
-            pa_elem(&a, ctx->keybuf + ctx->keyoff[pos], ctx->keyoff[pos + 1] - ctx->keyoff[pos]);
+            size_t len;
+            const uint8_t *key = sent_key(ctx, pos, &len);
+            pa_elem(&a, key, len);
             pa_int8(&vers, have ? held->version : -1);
             pa_int8(&xids, have ? (int64_t)held->xid : -1);
         }
@@ -409,11 +431,7 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
     ctx->seen = calloc(n ? n : 1, sizeof(*ctx->seen));
     if (!ctx->rows || !ctx->held || !ctx->sent || !ctx->keyoff || !ctx->seen) goto fail;
     for (size_t i = 0; i < n; i++) {
-        if (cache_get(st->cache, keys[i].key, keys[i].len, &ctx->held[i])) {
-            row_from_val(&ctx->rows[i], &ctx->held[i]);
-            ctx->rows[i].cached = true; /* until the database confirms it (consistent) */
-            if (!consistent) continue;
-        }
+        if (cached_row(st, &keys[i], &ctx->held[i], &ctx->rows[i]) && !consistent) continue;
         ctx->sent[ctx->nsent++] = i;
         total += keys[i].len;
     }
@@ -497,6 +515,7 @@ struct cas_call {
     size_t n;
     int32_t ngroups;
     int32_t first_group;   /* in the statement */
+    size_t bytes;          /* keys and bits: what the call adds to a statement */
     store_cas_cb cb;
     void *arg;
     struct db_job *handle; /* what the caller holds (and may cancel) */
@@ -668,10 +687,8 @@ static bool cas_send(struct store *st)
             cas_call_free(c);
             continue;
         }
-        size_t cbytes = 0;
-        for (size_t i = 0; i < c->n; i++) cbytes += c->w[i].keylen + (c->w[i].bits ? c->w[i].len : 0);
         /* bounded in keys and in bytes (a bytea[] parameter must stay far below 1 GB) */
-        if (b->calls && (nkeys + c->n > limit || nbytes + cbytes > CAS_MAX_BYTES)) break;
+        if (b->calls && (nkeys + c->n > limit || nbytes + c->bytes > CAS_MAX_BYTES)) break;
         if (!keyset_add(set, who, cap, c)) break; /* a key of an earlier call: next statement */
         st->queue_head = c->next;
         st->queued_keys -= c->n;
@@ -679,7 +696,7 @@ static bool cas_send(struct store *st)
         c->first_group = b->ngroups;
         b->ngroups += c->ngroups;
         nkeys += c->n;
-        nbytes += cbytes;
+        nbytes += c->bytes;
         *tail = c;
         tail = &c->next;
     }
@@ -773,13 +790,19 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
                          store_cas_cb cb, void *arg)
 {
     struct cas_call *c = calloc(1, sizeof(*c));
-    size_t bytes = n * sizeof(*w);
+    size_t keybytes = 0;
     uint8_t *p;
 
     if (!c) return NULL;
-    for (size_t i = 0; i < n; i++) bytes += w[i].keylen + (w[i].bits ? w[i].len : 0);
-    if (!(c->w = malloc(bytes ? bytes : 1)) || !(c->blobs = calloc(n ? n : 1, sizeof(*c->blobs)))) goto oom;
+    for (size_t i = 0; i < n; i++) {
+        keybytes += w[i].keylen;
+        c->bytes += w[i].keylen + (w[i].bits ? w[i].len : 0);
+    }
+    /* the writes and their keys in one block; the bits go into blobs */
+    if (!(c->w = malloc(n * sizeof(*w) + keybytes + 1)) || !(c->blobs = calloc(n ? n : 1, sizeof(*c->blobs))))
+        goto oom;
     memcpy(c->w, w, n * sizeof(*w));
+    c->n = n; /* from here cas_call_free() releases every blob made */
     p = (uint8_t *)(c->w + n);
     for (size_t i = 0; i < n; i++) {
         memcpy(p, w[i].key, w[i].keylen);
@@ -791,7 +814,6 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
             c->w[i].bits = c->blobs[i]->data;
         }
     }
-    c->n = n;
     c->ngroups = ngroups;
     c->cb = cb;
     c->arg = arg;
@@ -917,10 +939,8 @@ bool store_peek(struct store *st, const struct store_key *keys, size_t n, struct
     size_t i;
     for (i = 0; i < n; i++) {
         struct cache_val v;
-        if (!cache_get(st->cache, keys[i].key, keys[i].len, &v)) break;
+        if (!cached_row(st, &keys[i], &v, &rows[i])) break;
         held[i] = v.blob;
-        row_from_val(&rows[i], &v);
-        rows[i].cached = true;
     }
     if (i == n) {
         st->stats.loads++;

@@ -282,36 +282,22 @@ static void wp_load_done(enum store_status st, const char *err, const struct sto
         pos += (size_t)u->nkeys;
         if (!wp_decode_unit(wp, u, rows, first)) continue; /* not sent: retried or ended */
         enum wp_mutation m = wp->ops->mutate(wp, u, wp->arg);
-        switch (m) {
-        case WP_UNCHANGED:
-        case WP_REJECT: {
-            enum wp_status verdict = m == WP_REJECT ? WP_REJECTED : WP_OK;
+        u->verdict = m == WP_REJECT ? WP_REJECTED : WP_OK;
+        if (m != WP_CHANGED) {
             if (!u->unverified) {
-                unit_end(wp, u, verdict);
-                break;
+                unit_end(wp, u, u->verdict);
+                continue;
             }
             /* Decided on cached rows, which may be a notification behind: the unit
              * goes into the statement as version checks only, and is loaded from
              * the database again if one of them moved. */
             for (int k = 0; k < u->nkeys; k++) u->keys[k].dirty = false;
-            u->sent = true;
-            u->verdict = verdict;
-            if (!wp_add_writes(wp, w, &nw, wp->pending[g], (int32_t)g)) {
-                free(w);
-                wp_finish(wp, WP_FAILED, "out of memory");
-                return;
-            }
-            break;
         }
-        case WP_CHANGED:
-            u->sent = true;
-            u->verdict = WP_OK;
-            if (!wp_add_writes(wp, w, &nw, wp->pending[g], (int32_t)g)) {
-                free(w);
-                wp_finish(wp, WP_FAILED, "could not encode a bitmap");
-                return;
-            }
-            break;
+        u->sent = true;
+        if (!wp_add_writes(wp, w, &nw, wp->pending[g], (int32_t)g)) {
+            free(w);
+            wp_finish(wp, WP_FAILED, "could not encode a bitmap");
+            return;
         }
     }
     if (nw == 0) {
