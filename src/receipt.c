@@ -185,18 +185,29 @@ void receipt_join(struct http_ctx *c)
 
 #define ISO_UTC(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 
+/* The member row of a lookup or a leave as the start of the answer, or NULL after
+ * answering the failure (database, or 404 for a user who was never a member). */
+static json_t *member_row_or_reply(struct member_op *o, const struct db_result *r)
+{
+    if (r->status != DB_OK) {
+        http_reply_db_failure(o->c, r);
+        return NULL;
+    }
+    if (PQntuples(r->res) != 1) {
+        http_reply_error(o->c, 404, "member_not_found", "user %lld was never a member of group %lld",
+                         (long long)o->user, (long long)o->group);
+        return NULL;
+    }
+    return member_json(o, db_value_int8(r->res, 0, 0));
+}
+
 static void member_done(const struct db_result *r, void *arg)
 {
     struct member_op *o = arg;
     struct http_ctx *c = o->c;
+    json_t *out = member_row_or_reply(o, r);
 
-    if (r->status != DB_OK) {
-        http_reply_db_failure(c, r);
-    } else if (PQntuples(r->res) != 1) {
-        http_reply_error(c, 404, "member_not_found", "user %lld was never a member of group %lld",
-                         (long long)o->user, (long long)o->group);
-    } else {
-        json_t *out = member_json(o, db_value_int8(r->res, 0, 0));
+    if (out) {
         json_object_set_new(out, "member", json_boolean(PQgetisnull(r->res, 0, 2)));
         json_object_set_new(out, "joined_at", json_stringn(PQgetvalue(r->res, 0, 1), (size_t)PQgetlength(r->res, 0, 1)));
         json_object_set_new(out, "left_at", PQgetisnull(r->res, 0, 2)
@@ -227,14 +238,9 @@ static void leave_done(const struct db_result *r, void *arg)
 {
     struct member_op *o = arg;
     struct http_ctx *c = o->c;
+    json_t *out = member_row_or_reply(o, r);
 
-    if (r->status != DB_OK) {
-        http_reply_db_failure(c, r);
-    } else if (PQntuples(r->res) != 1) {
-        http_reply_error(c, 404, "member_not_found", "user %lld was never a member of group %lld",
-                         (long long)o->user, (long long)o->group);
-    } else {
-        json_t *out = member_json(o, db_value_int8(r->res, 0, 0));
+    if (out) {
         json_object_set_new(out, "member", json_false());
         json_object_set_new(out, "already_left", json_boolean(db_value_int8(r->res, 0, 1) == 0));
         http_reply_json(c, 200, out, -1);
