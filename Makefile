@@ -85,3 +85,6 @@ clean:
 	rm -rf build build-asan
 
 -include $(OBJS:.o=.d) $(TESTS:=.d) $(TOOLS:=.d)
+
+# fuzzing (libFuzzer, clang): fuzz-build, fuzz-short, fuzz-long; see tests/fuzz/README.md
+-include tests/fuzz/fuzz.mk

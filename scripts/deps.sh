@@ -15,6 +15,7 @@ PACKAGES=(
   postgresql-15 postgresql-client-15 postgresql-15-pgtap
   curl wrk redis-tools jq python3 ca-certificates
   procps util-linux iproute2 coreutils
+  clang libclang-rt-14-dev valgrind
 )
 case ${1:-} in
   "") ;;
