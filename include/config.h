@@ -15,6 +15,9 @@ struct config {
     int http_max_page_limit;
     int http_default_page_limit;
     int http_max_ids;
+    int http_max_connections;   /* open connections; more are answered 503 and closed */
+    int http_request_timeout_s; /* a request must arrive whole this long after its first byte */
+    char *http_bearer_token;    /* "": no authentication; else Authorization: Bearer <it> */
     /* [resp] */
     char *resp_address;
     int resp_port; /* 0: no RESP listener */
@@ -27,6 +30,9 @@ struct config {
     int resp_max_value_bytes;  /* largest string GET/GETRANGE/R.GETINTARRAY materialise */
     int resp_max_key_bytes;
     int resp_keys_max;         /* KEYS answers at most this many keys */
+    int resp_timeout_s;        /* close a client idle this long (nothing in flight); 0: never */
+    int resp_command_timeout_s; /* a command must arrive whole this long after its first byte; 0: no limit */
+    int resp_write_timeout_s;  /* close a client that reads no reply for this long; 0: no limit */
     /* [postgres] */
     char *pg_dsn;
     int pg_pool_size;
@@ -70,6 +76,11 @@ bool config_set(struct config *cfg, const char *assignment, char *err, size_t er
 
 /* Checks ranges and cross-field rules after everything is applied. */
 bool config_validate(const struct config *cfg, char *err, size_t errlen) WUR;
+
+/* SIGHUP: copies into live every reloadable setting whose value in fresh (a complete,
+ * validated configuration) differs, logs each changed one that needs a restart, and
+ * returns how many were applied. */
+int config_apply_reload(struct config *live, const struct config *fresh);
 
 void config_free(struct config *cfg);
 

@@ -25,15 +25,23 @@ struct http_ctx {
     int64_t if_match;
     bool consistent;        /* ?consistent=true: reads check versions in the database */
     bool gone;              /* the client disconnected: the reply goes nowhere */
+    struct http_conn *conn; /* its connection while the handler has it; NULL once replied or gone */
+    double t0;              /* when the whole request had arrived (metrics_now()) */
     void (*on_gone)(struct http_ctx *c); /* set by a handler with work in flight */
     void *op;               /* the handler's state */
 };
 
 struct http_server;
+struct http_conn;
 
 /* Binds address:port from cfg. Returns NULL (and logs why) on failure. */
 struct http_server *http_server_new(struct app *app) WUR;
 void http_server_free(struct http_server *srv);
+/* Applies the reloadable [http] settings that evhttp holds (body and header caps,
+ * the inactivity timeout); the others are read at the time of use. */
+void http_server_apply_config(struct http_server *srv);
+/* Appends the per-route request counters and latency histograms (GET /metrics). */
+void http_metrics_render(struct evbuffer *out);
 /* Closes the listening socket; requests in flight go on. */
 void http_server_stop_accepting(struct http_server *srv);
 /* Requests received and not yet answered. */
@@ -47,6 +55,8 @@ unsigned http_load_flags(const struct http_ctx *c);
 
 /* Sends obj (reference stolen) with status; etag >= 0 adds an ETag header. Frees c. */
 void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag);
+/* Sends body (borrowed; copied out) with Content-Type content_type. Frees c. */
+void http_reply_text(struct http_ctx *c, int status, const char *content_type, struct evbuffer *body);
 /* Sends {"error": {"code": code, "message": …}}. Frees c. */
 void http_reply_error(struct http_ctx *c, int status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -41,6 +41,7 @@ struct rcmd {
     struct rcmd *next;
     struct rclient *cl;
     bool started, done;
+    double t0; /* when it started (metrics_now()) */
 };
 
 /* Every command ends in exactly one rcmd_finish(), after writing its reply. */

@@ -18,55 +18,69 @@ struct cf_key {
     enum cf_type type;
     size_t offset;
     const char *def;
-    long min, max; /* for CF_INT */
+    long min, max;   /* for CF_INT */
+    bool reloadable; /* SIGHUP applies a new value; otherwise it waits for a restart */
 };
 
-#define CF_INT_KEY(sec, nam, field, def, lo, hi)                                                   \
-    {sec, nam, CF_INT, offsetof(struct config, field), def, lo, hi}
-#define CF_STR_KEY(sec, nam, field, def) {sec, nam, CF_STR, offsetof(struct config, field), def, 0, 0}
+/* R: reloadable by SIGHUP (every reader takes the value at the time of use);
+ * N: read once at start-up (sockets, pools, time zones), so a change needs a restart */
+#define R true
+#define N false
+#define CF_INT_KEY(sec, nam, field, def, lo, hi, rl)                                               \
+    {sec, nam, CF_INT, offsetof(struct config, field), def, lo, hi, rl}
+#define CF_STR_KEY(sec, nam, field, def, rl) {sec, nam, CF_STR, offsetof(struct config, field), def, 0, 0, rl}
 
 static const struct cf_key cf_keys[] = {
-    CF_STR_KEY("http", "address", http_address, "127.0.0.1"),
-    CF_INT_KEY("http", "port", http_port, "8080", 0, 65535),
-    CF_INT_KEY("http", "max_body_bytes", http_max_body_bytes, "16777216", 1024, 1 << 30),
-    CF_INT_KEY("http", "max_header_bytes", http_max_header_bytes, "16384", 1024, 1 << 20),
-    CF_INT_KEY("http", "timeout_s", http_timeout_s, "30", 1, 3600),
-    CF_INT_KEY("http", "max_page_limit", http_max_page_limit, "1000", 1, 1000000),
-    CF_INT_KEY("http", "default_page_limit", http_default_page_limit, "20", 1, 1000000),
-    CF_INT_KEY("http", "max_ids_per_request", http_max_ids, "1000000", 1, 100000000),
-    CF_STR_KEY("resp", "address", resp_address, "127.0.0.1"),
-    CF_INT_KEY("resp", "port", resp_port, "6380", 0, 65535),
-    CF_STR_KEY("resp", "password", resp_password, ""),
-    CF_INT_KEY("resp", "max_clients", resp_max_clients, "10000", 1, 1000000),
-    CF_INT_KEY("resp", "max_bulk_bytes", resp_max_bulk_bytes, "67108864", 1024, 536870912),
-    CF_INT_KEY("resp", "max_args", resp_max_args, "1048576", 16, 1048576),
-    CF_INT_KEY("resp", "max_inline_bytes", resp_max_inline_bytes, "65536", 256, 16777216),
-    CF_INT_KEY("resp", "max_pipeline", resp_max_pipeline, "10000", 1, 1000000),
-    CF_INT_KEY("resp", "max_value_bytes", resp_max_value_bytes, "67108864", 1024, 536870912),
-    CF_INT_KEY("resp", "max_key_bytes", resp_max_key_bytes, "1024", 1, 2048),
-    CF_INT_KEY("resp", "keys_max", resp_keys_max, "100000", 1, 100000000),
-    CF_STR_KEY("postgres", "dsn", pg_dsn, ""),
-    CF_INT_KEY("postgres", "pool_size", pg_pool_size, "4", 1, 256),
-    CF_INT_KEY("postgres", "query_timeout_ms", pg_query_timeout_ms, "10000", 100, 3600000),
-    CF_INT_KEY("postgres", "queue_timeout_ms", pg_queue_timeout_ms, "5000", 10, 3600000),
-    CF_INT_KEY("postgres", "reconnect_min_ms", pg_reconnect_min_ms, "50", 1, 600000),
-    CF_INT_KEY("postgres", "reconnect_max_ms", pg_reconnect_max_ms, "1000", 1, 600000),
-    CF_INT_KEY("postgres", "batch_keys", pg_batch_keys, "1000", 1, 100000),
-    CF_INT_KEY("postgres", "max_retries", pg_max_retries, "100", 0, 1000),
-    CF_INT_KEY("postgres", "write_statements", pg_write_statements, "1", 1, 64),
-    CF_INT_KEY("postgres", "load_statements", pg_load_statements, "2", 1, 64),
-    CF_INT_KEY("cache", "max_mb", cache_max_mb, "256", 0, 1048576),
-    CF_STR_KEY("inbox", "period_time_zone", inbox_period_time_zone, "UTC"),
-    CF_STR_KEY("checkin", "time_zone", checkin_time_zone, ""),
-    CF_INT_KEY("checkin", "backfill_days", checkin_backfill_days, "30", 0, 3660),
-    CF_STR_KEY("checkin", "points", checkin_points, "10,20,30,50"),
-    CF_STR_KEY("checkin", "streak_scope", checkin_streak_scope, "month"),
-    CF_INT_KEY("groups", "max_members", groups_max_members, "1000000", 1, 1073741824),
-    CF_INT_KEY("broadcasts", "cursor_ttl_days", broadcasts_cursor_ttl_days, "0", 0, 36500),
-    CF_STR_KEY("service", "log_level", log_level, "info"),
-    CF_STR_KEY("service", "migrations_dir", migrations_dir, "migrations"),
-    CF_STR_KEY("service", "sql_dir", sql_dir, "sql"),
+    CF_STR_KEY("http", "address", http_address, "127.0.0.1", N),
+    CF_INT_KEY("http", "port", http_port, "8080", 0, 65535, N),
+    CF_INT_KEY("http", "max_body_bytes", http_max_body_bytes, "16777216", 1024, 1 << 30, R),
+    CF_INT_KEY("http", "max_header_bytes", http_max_header_bytes, "16384", 1024, 1 << 20, R),
+    CF_INT_KEY("http", "timeout_s", http_timeout_s, "30", 1, 3600, R),
+    CF_INT_KEY("http", "max_page_limit", http_max_page_limit, "1000", 1, 1000000, R),
+    CF_INT_KEY("http", "default_page_limit", http_default_page_limit, "20", 1, 1000000, R),
+    CF_INT_KEY("http", "max_ids_per_request", http_max_ids, "1000000", 1, 100000000, R),
+    CF_INT_KEY("http", "max_connections", http_max_connections, "10000", 1, 1000000, R),
+    CF_INT_KEY("http", "request_timeout_s", http_request_timeout_s, "10", 1, 3600, R),
+    CF_STR_KEY("http", "bearer_token", http_bearer_token, "", R),
+    CF_STR_KEY("resp", "address", resp_address, "127.0.0.1", N),
+    CF_INT_KEY("resp", "port", resp_port, "6380", 0, 65535, N),
+    CF_STR_KEY("resp", "password", resp_password, "", R),
+    CF_INT_KEY("resp", "max_clients", resp_max_clients, "10000", 1, 1000000, R),
+    CF_INT_KEY("resp", "max_bulk_bytes", resp_max_bulk_bytes, "67108864", 1024, 536870912, R),
+    CF_INT_KEY("resp", "max_args", resp_max_args, "1048576", 16, 1048576, R),
+    CF_INT_KEY("resp", "max_inline_bytes", resp_max_inline_bytes, "65536", 256, 16777216, R),
+    CF_INT_KEY("resp", "max_pipeline", resp_max_pipeline, "10000", 1, 1000000, R),
+    CF_INT_KEY("resp", "max_value_bytes", resp_max_value_bytes, "67108864", 1024, 536870912, R),
+    CF_INT_KEY("resp", "max_key_bytes", resp_max_key_bytes, "1024", 1, 2048, R),
+    CF_INT_KEY("resp", "keys_max", resp_keys_max, "100000", 1, 100000000, R),
+    CF_INT_KEY("resp", "timeout_s", resp_timeout_s, "0", 0, 31536000, R),
+    CF_INT_KEY("resp", "command_timeout_s", resp_command_timeout_s, "10", 0, 3600, R),
+    CF_INT_KEY("resp", "write_timeout_s", resp_write_timeout_s, "60", 0, 3600, R),
+    CF_STR_KEY("postgres", "dsn", pg_dsn, "", N),
+    CF_INT_KEY("postgres", "pool_size", pg_pool_size, "4", 1, 256, N),
+    CF_INT_KEY("postgres", "query_timeout_ms", pg_query_timeout_ms, "10000", 100, 3600000, N),
+    CF_INT_KEY("postgres", "queue_timeout_ms", pg_queue_timeout_ms, "5000", 10, 3600000, R),
+    CF_INT_KEY("postgres", "reconnect_min_ms", pg_reconnect_min_ms, "50", 1, 600000, R),
+    CF_INT_KEY("postgres", "reconnect_max_ms", pg_reconnect_max_ms, "1000", 1, 600000, R),
+    CF_INT_KEY("postgres", "batch_keys", pg_batch_keys, "1000", 1, 100000, R),
+    CF_INT_KEY("postgres", "max_retries", pg_max_retries, "100", 0, 1000, R),
+    CF_INT_KEY("postgres", "write_statements", pg_write_statements, "1", 1, 64, R),
+    CF_INT_KEY("postgres", "load_statements", pg_load_statements, "2", 1, 64, R),
+    CF_INT_KEY("cache", "max_mb", cache_max_mb, "256", 0, 1048576, N),
+    CF_STR_KEY("inbox", "period_time_zone", inbox_period_time_zone, "UTC", N),
+    CF_STR_KEY("checkin", "time_zone", checkin_time_zone, "", N),
+    CF_INT_KEY("checkin", "backfill_days", checkin_backfill_days, "30", 0, 3660, R),
+    CF_STR_KEY("checkin", "points", checkin_points, "10,20,30,50", R),
+    CF_STR_KEY("checkin", "streak_scope", checkin_streak_scope, "month", R),
+    CF_INT_KEY("groups", "max_members", groups_max_members, "1000000", 1, 1073741824, R),
+    CF_INT_KEY("broadcasts", "cursor_ttl_days", broadcasts_cursor_ttl_days, "0", 0, 36500, N),
+    CF_STR_KEY("service", "log_level", log_level, "info", R),
+    CF_STR_KEY("service", "migrations_dir", migrations_dir, "migrations", N),
+    CF_STR_KEY("service", "sql_dir", sql_dir, "sql", N),
 };
+#undef R
+#undef N
+
 
 static const struct cf_key *cf_find(const char *section, const char *name)
 {
@@ -233,4 +247,35 @@ void config_free(struct config *cfg)
     for (size_t i = 0; i < ARRAY_LEN(cf_keys); i++)
         if (cf_keys[i].type == CF_STR) free(*(char **)((char *)cfg + cf_keys[i].offset));
     memset(cfg, 0, sizeof(*cfg));
+}
+
+int config_apply_reload(struct config *live, const struct config *fresh)
+{
+    int changed = 0;
+    char err[160];
+
+    for (size_t i = 0; i < ARRAY_LEN(cf_keys); i++) {
+        const struct cf_key *k = &cf_keys[i];
+        const void *now = (const char *)live + k->offset, *want = (const char *)fresh + k->offset;
+        bool differs = k->type == CF_STR ? strcmp(*(char *const *)now, *(char *const *)want) != 0
+                                         : *(const int *)now != *(const int *)want;
+        if (!differs) continue;
+        if (!k->reloadable) {
+            log_warn("msg=\"setting changed; it takes effect at the next restart\" setting=%s.%s", k->section,
+                     k->name);
+            continue;
+        }
+        if (k->type == CF_STR) {
+            if (!cf_apply(live, k, *(char *const *)want, err, sizeof(err))) {
+                log_error("msg=\"setting not reloaded\" setting=%s.%s error=\"%s\"", k->section, k->name, err);
+                continue;
+            }
+        } else {
+            *(int *)((char *)live + k->offset) = *(const int *)want;
+        }
+        /* values are not logged: some are secrets */
+        log_info("msg=\"setting reloaded\" setting=%s.%s", k->section, k->name);
+        changed++;
+    }
+    return changed;
 }

@@ -52,6 +52,7 @@ struct db_conn {
     int backoff_ms;
     struct db_job *job;
     bool listener; /* the LISTEN connection: takes no job of the queue */
+    bool tried;    /* connected or tried before: the next attempt is a reconnect */
     bool prepared[DB_MAX_PREPARED]; /* statements parsed on this server connection */
 };
 
@@ -355,7 +356,8 @@ static void conn_start_connect(struct db_conn *c)
                           "keepalives_interval", "keepalives_count", "tcp_user_timeout", NULL};
     const char *vals[] = {db->dsn, "bitmapd", db->options, "1", "5", "2", "3", "15000", NULL};
 
-    db->reconnects++;
+    if (c->tried) db->reconnects++;
+    c->tried = true;
     memset(c->prepared, 0, sizeof(c->prepared)); /* a new server session knows none */
     conn_set_state(c, CONN_CONNECTING);
     c->pg = PQconnectStartParams(keys, vals, 1);

@@ -4,13 +4,18 @@
 
 #include <errno.h>
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/listener.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/socket.h>
 
+#include "auth.h"
 #include "health.h"
+#include "metrics.h"
 #include "inbox.h"
 /* domain headers: */
 #include "unread.h"
@@ -23,6 +28,7 @@
 /* The HTTP API. docs/openapi.yaml must describe every row (a test checks). */
 static const struct route routes[] = {
     {"GET", "/healthz", health_get, "healthz"},
+    {"GET", "/metrics", metrics_get, "metrics"},
     {"POST", "/v1/users/{user}/pushes", inbox_push, "push"},
     {"POST", "/v1/pushes", inbox_fanout, "fanout"},
     {"POST", "/v1/users/{user}/reads", inbox_read, "read"},
@@ -80,15 +86,266 @@ const struct route *http_routes(size_t *n)
     return routes;
 }
 
+/* One accepted connection. Tracked from accept (through the bufferevent that
+ * evhttp_set_bevcb lets us create) to evhttp's close callback, so that connections
+ * can be counted and capped, and a request that trickles in can be cut off: evhttp
+ * 2.1 has neither a connection limit nor a deadline for a whole request. */
+struct http_conn {
+    struct http_server *srv;
+    struct evhttp_connection *evcon;
+    evutil_socket_t fd;
+    struct event *deadline;   /* armed while a request is arriving */
+    struct http_ctx *current; /* the request handed to a handler, or NULL */
+};
+
 struct http_server {
     struct app *app;
     struct evhttp *http;
     struct evhttp_bound_socket *listener;
+    struct http_conn **by_fd; /* open connections by socket */
+    size_t by_fd_cap;
+    int nconns;
 };
 
 static int inflight; /* requests created and not yet answered */
 
 int http_inflight(void) { return inflight; }
+
+/* Requests by route (the last row: no route matched) and status, and latencies. */
+static const int counted_status[] = {200, 400, 401, 404, 405, 409, 412, 413, 500, 503};
+#define NSTATUS (ARRAY_LEN(counted_status) + 1) /* + other */
+static struct {
+    unsigned long long status[NSTATUS];
+    struct metrics_hist latency;
+} route_stats[ARRAY_LEN(routes) + 1];
+
+static void count_request(const struct http_ctx *c, int status)
+{
+    size_t r = c->route ? (size_t)(c->route - routes) : ARRAY_LEN(routes), i = 0;
+    while (i < ARRAY_LEN(counted_status) && counted_status[i] != status) i++;
+    route_stats[r].status[i]++;
+    metrics_observe_latency(&route_stats[r].latency, metrics_now() - c->t0);
+}
+
+void http_metrics_render(struct evbuffer *out)
+{
+    metrics_family(out, "bitmapd_http_requests_total", "counter",
+                   "HTTP requests answered, by route and status (route \"none\": no route matched).");
+    for (size_t r = 0; r <= ARRAY_LEN(routes); r++)
+        for (size_t i = 0; i < NSTATUS; i++) {
+            if (!route_stats[r].status[i]) continue;
+            if (i < ARRAY_LEN(counted_status))
+                evbuffer_add_printf(out, "bitmapd_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
+                                    r < ARRAY_LEN(routes) ? routes[r].name : "none", counted_status[i],
+                                    route_stats[r].status[i]);
+            else
+                evbuffer_add_printf(out, "bitmapd_http_requests_total{route=\"%s\",status=\"other\"} %llu\n",
+                                    r < ARRAY_LEN(routes) ? routes[r].name : "none", route_stats[r].status[i]);
+        }
+    metrics_family(out, "bitmapd_http_request_duration_seconds", "histogram",
+                   "Time from a whole request to its reply, by route.");
+    for (size_t r = 0; r <= ARRAY_LEN(routes); r++) {
+        char labels[96];
+        if (!route_stats[r].latency.count) continue;
+        snprintf(labels, sizeof(labels), "route=\"%s\"", r < ARRAY_LEN(routes) ? routes[r].name : "none");
+        metrics_latency_series(out, "bitmapd_http_request_duration_seconds", labels, &route_stats[r].latency);
+    }
+}
+
+/* ---- connections ---------------------------------------------------------------- */
+
+/* Best effort, straight to the socket: for a connection that never produced a
+ * request evhttp could answer. Only when nothing else is waiting to be sent. */
+static void conn_send_raw(struct http_conn *conn, int status, const char *reason, const char *code,
+                          const char *message)
+{
+    struct bufferevent *bev = evhttp_connection_get_bufferevent(conn->evcon);
+    char body[256], msg[512];
+    int bl, ml;
+
+    if (evbuffer_get_length(bufferevent_get_output(bev)) > 0) return;
+    bl = snprintf(body, sizeof(body), "{\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}\n", code, message);
+    ml = snprintf(msg, sizeof(msg),
+                  "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                  "Connection: close\r\n\r\n%s",
+                  status, reason, bl, body);
+    if (ml > 0 && (size_t)ml < sizeof(msg) && send(conn->fd, msg, (size_t)ml, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+        /* the client is gone or not reading: closing is all that is left */
+    }
+}
+
+static void conn_arm_deadline(struct http_conn *conn)
+{
+    struct timeval tv = {conn->srv->app->cfg->http_request_timeout_s, 0};
+    if (!evtimer_pending(conn->deadline, NULL)) evtimer_add(conn->deadline, &tv);
+}
+
+/* Bytes arrived: if no request is being handled, one has begun, and must be
+ * whole within [http] request_timeout_s. */
+static void conn_input_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
+{
+    struct http_conn *conn = arg;
+    (void)buf;
+    if (info->n_added > 0 && !conn->current) conn_arm_deadline(conn);
+}
+
+static void conn_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct http_conn *conn = arg;
+    char msg[96];
+    (void)fd;
+    (void)what;
+    if (conn->current) return;
+    metrics.http_request_timeouts++;
+    log_info("msg=\"slow HTTP client: request not received in time\" fd=%d timeout_s=%d", (int)conn->fd,
+             conn->srv->app->cfg->http_request_timeout_s);
+    snprintf(msg, sizeof(msg), "the request did not arrive whole within %d s", conn->srv->app->cfg->http_request_timeout_s);
+    conn_send_raw(conn, 408, "Request Timeout", "request_timeout", msg);
+    evhttp_connection_free(conn->evcon); /* calls conn_closed, which frees conn */
+}
+
+static void conn_forget(struct http_conn *conn)
+{
+    struct http_server *srv = conn->srv;
+    evbuffer_remove_cb(bufferevent_get_input(evhttp_connection_get_bufferevent(conn->evcon)), conn_input_cb, conn);
+    if (conn->deadline) event_free(conn->deadline);
+    if ((size_t)conn->fd < srv->by_fd_cap && srv->by_fd[conn->fd] == conn) srv->by_fd[conn->fd] = NULL;
+    srv->nconns--;
+    free(conn);
+}
+
+/* evhttp is closing the connection (the client left, an error, a timeout, or we
+ * asked): a request still with its handler learns that its client is gone. */
+static void conn_closed(struct evhttp_connection *evcon, void *arg)
+{
+    struct http_conn *conn = arg;
+    struct http_ctx *c = conn->current;
+    (void)evcon;
+    conn_forget(conn);
+    if (c) {
+        c->conn = NULL;
+        c->gone = true;
+        if (c->on_gone) c->on_gone(c);
+    }
+}
+
+enum attach { ATTACH_OK, ATTACH_FULL, ATTACH_NOMEM };
+
+/* Starts tracking evcon (idempotent). */
+static enum attach conn_attach(struct http_server *srv, struct evhttp_connection *evcon, struct http_conn **out)
+{
+    struct bufferevent *bev = evhttp_connection_get_bufferevent(evcon);
+    evutil_socket_t fd = bufferevent_getfd(bev);
+    struct http_conn *conn;
+
+    if (fd < 0) return ATTACH_NOMEM;
+    if ((size_t)fd < srv->by_fd_cap && (conn = srv->by_fd[fd]) != NULL) {
+        if (conn->evcon == evcon) {
+            *out = conn;
+            return ATTACH_OK;
+        }
+        srv->by_fd[fd] = NULL; /* cannot happen: a socket is closed only after conn_closed */
+    }
+    if (srv->nconns >= srv->app->cfg->http_max_connections) return ATTACH_FULL;
+    if ((size_t)fd >= srv->by_fd_cap) {
+        size_t cap = srv->by_fd_cap ? srv->by_fd_cap : 256;
+        while (cap <= (size_t)fd) cap *= 2;
+        struct http_conn **grown = realloc(srv->by_fd, cap * sizeof(*grown));
+        if (!grown) return ATTACH_NOMEM;
+        memset(grown + srv->by_fd_cap, 0, (cap - srv->by_fd_cap) * sizeof(*grown));
+        srv->by_fd = grown;
+        srv->by_fd_cap = cap;
+    }
+    if (!(conn = calloc(1, sizeof(*conn))) ||
+        !(conn->deadline = evtimer_new(srv->app->base, conn_deadline_cb, conn)) ||
+        !evbuffer_add_cb(bufferevent_get_input(bev), conn_input_cb, conn)) {
+        if (conn && conn->deadline) event_free(conn->deadline);
+        free(conn);
+        return ATTACH_NOMEM;
+    }
+    conn->srv = srv;
+    conn->evcon = evcon;
+    conn->fd = fd;
+    srv->by_fd[fd] = conn;
+    srv->nconns++;
+    evhttp_connection_set_closecb(evcon, conn_closed, conn);
+    if (evbuffer_get_length(bufferevent_get_input(bev)) > 0) conn_arm_deadline(conn);
+    *out = conn;
+    return ATTACH_OK;
+}
+
+/* Over [http] max_connections: answered and closed, like Redis's maxclients. */
+static void conn_reject(struct http_server *srv, struct evhttp_connection *evcon)
+{
+    struct http_conn tmp = {.srv = srv, .evcon = evcon, .fd = bufferevent_getfd(evhttp_connection_get_bufferevent(evcon))};
+    char msg[96];
+    metrics.http_connections_rejected++;
+    log_warn("msg=\"HTTP connection refused: too many connections\" max_connections=%d",
+             srv->app->cfg->http_max_connections);
+    snprintf(msg, sizeof(msg), "too many connections (the limit is %d)", srv->app->cfg->http_max_connections);
+    conn_send_raw(&tmp, 503, "Service Unavailable", "too_many_connections", msg);
+    evhttp_connection_free(evcon);
+}
+
+struct adopt {
+    struct http_server *srv;
+    struct bufferevent *bev;
+};
+
+/* One turn after accept: evhttp has wrapped the bufferevent in its connection
+ * (the bufferevent's callback argument), unless it already closed it. */
+static void conn_adopt_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct adopt *a = arg;
+    bufferevent_event_cb ecb = NULL;
+    void *evcon = NULL;
+    struct http_conn *conn;
+    (void)fd;
+    (void)what;
+    bufferevent_getcb(a->bev, NULL, NULL, &ecb, &evcon);
+    if (ecb && evcon) { /* bufferevent_free clears the callbacks: a closed one has none */
+        switch (conn_attach(a->srv, evcon, &conn)) {
+        case ATTACH_OK: break;
+        case ATTACH_FULL: conn_reject(a->srv, evcon); break;
+        case ATTACH_NOMEM: evhttp_connection_free(evcon); break;
+        }
+    }
+    bufferevent_decref(a->bev);
+    free(a);
+}
+
+/* evhttp asks for the bufferevent of each accepted connection. */
+static struct bufferevent *conn_bev_new(struct event_base *base, void *arg)
+{
+    struct adopt *a = malloc(sizeof(*a));
+    struct bufferevent *bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+    const struct timeval now = {0, 0};
+
+    if (!a || !bev) {
+        free(a);
+        return bev; /* untracked until its first request attaches it */
+    }
+    a->srv = arg;
+    a->bev = bev;
+    bufferevent_incref(bev); /* kept valid until conn_adopt_cb looks at it */
+    if (event_base_once(base, -1, EV_TIMEOUT, conn_adopt_cb, a, &now) != 0) {
+        bufferevent_decref(bev);
+        free(a);
+    }
+    return bev;
+}
+
+/* The reply to c's request is being sent: the connection may carry another. */
+static void conn_request_done(struct http_ctx *c)
+{
+    struct http_conn *conn = c->conn;
+    if (!conn) return;
+    c->conn = NULL;
+    conn->current = NULL;
+    /* part of a pipelined next request may already be waiting */
+    if (evbuffer_get_length(bufferevent_get_input(evhttp_connection_get_bufferevent(conn->evcon))) > 0)
+        conn_arm_deadline(conn);
+}
 
 /* ---- replies ------------------------------------------------------------------ */
 
@@ -100,18 +357,12 @@ static void ctx_free(struct http_ctx *c)
     free(c);
 }
 
-static void conn_closed(struct evhttp_connection *evcon, void *arg)
-{
-    struct http_ctx *c = arg;
-    c->gone = true;
-    if (c->on_gone) c->on_gone(c);
-}
-
 static const char *reason_phrase(int status)
 {
     switch (status) {
     case 200: return "OK";
     case 400: return "Bad Request";
+    case 401: return "Unauthorized";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
     case 409: return "Conflict";
@@ -127,6 +378,7 @@ void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag)
 {
     struct evhttp_request *req = c->req;
 
+    count_request(c, status);
     if (c->gone) {
         /* libevent keeps an unfinished request alive for us after its connection
          * died; sending releases it. The connection itself must not be touched. */
@@ -135,7 +387,7 @@ void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag)
         ctx_free(c);
         return;
     }
-    evhttp_connection_set_closecb(evhttp_request_get_connection(req), NULL, NULL);
+    conn_request_done(c);
     struct evkeyvalq *out = evhttp_request_get_output_headers(req);
     struct evbuffer *buf = evbuffer_new();
     char *text = json_dumps(obj, JSON_COMPACT);
@@ -154,6 +406,17 @@ void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag)
     evhttp_send_reply(req, status, reason_phrase(status), buf);
     if (buf) evbuffer_free(buf);
     free(text);
+    ctx_free(c);
+}
+
+void http_reply_text(struct http_ctx *c, int status, const char *content_type, struct evbuffer *body)
+{
+    count_request(c, status);
+    if (!c->gone) {
+        conn_request_done(c);
+        evhttp_add_header(evhttp_request_get_output_headers(c->req), "Content-Type", content_type);
+    }
+    evhttp_send_reply(c->req, status, reason_phrase(status), c->gone ? NULL : body);
     ctx_free(c);
 }
 
@@ -442,6 +705,44 @@ static bool parse_body_or_reply(struct http_ctx *c)
     return true;
 }
 
+/* Ties the request to its tracked connection (which stops the arrival deadline). */
+static bool conn_track_or_reply(struct http_server *srv, struct http_ctx *c)
+{
+    struct http_conn *conn = NULL;
+    switch (conn_attach(srv, evhttp_request_get_connection(c->req), &conn)) {
+    case ATTACH_OK:
+        break;
+    case ATTACH_FULL:
+        metrics.http_connections_rejected++;
+        evhttp_add_header(evhttp_request_get_output_headers(c->req), "Connection", "close");
+        http_reply_error(c, 503, "too_many_connections", "too many connections (the limit is %d)",
+                         srv->app->cfg->http_max_connections);
+        return false;
+    case ATTACH_NOMEM:
+        http_reply_error(c, 500, "internal", "out of memory");
+        return false;
+    }
+    evtimer_del(conn->deadline);
+    conn->current = c;
+    c->conn = conn;
+    return true;
+}
+
+/* [http] bearer_token: every route but /healthz (load balancers probe it) needs
+ * Authorization: Bearer <token>. */
+static bool authorized_or_reply(struct http_ctx *c, const char *path)
+{
+    const char *token = c->app->cfg->http_bearer_token;
+    if (!*token || strcmp(path, "/healthz") == 0) return true;
+    if (auth_bearer_ok(token, evhttp_find_header(evhttp_request_get_input_headers(c->req), "Authorization")))
+        return true;
+    metrics.http_auth_failures++;
+    log_info("msg=\"HTTP request refused: missing or wrong bearer token\" path=\"%.200s\"", path);
+    evhttp_add_header(evhttp_request_get_output_headers(c->req), "WWW-Authenticate", "Bearer realm=\"bitmapd\"");
+    http_reply_error(c, 401, "unauthorized", "this service needs Authorization: Bearer <token>");
+    return false;
+}
+
 static void http_entry(struct evhttp_request *req, void *arg)
 {
     struct http_server *srv = arg;
@@ -457,8 +758,10 @@ static void http_entry(struct evhttp_request *req, void *arg)
     inflight++;
     c->app = srv->app;
     c->req = req;
+    c->t0 = metrics_now();
     TAILQ_INIT(&c->query);
     if (!path || !*path) path = "/";
+    if (!conn_track_or_reply(srv, c) || !authorized_or_reply(c, path)) return;
     switch (router_match(routes, ARRAY_LEN(routes), method_name(evhttp_request_get_command(req)), path,
                          &c->match)) {
     case ROUTE_NOT_FOUND:
@@ -478,7 +781,6 @@ static void http_entry(struct evhttp_request *req, void *arg)
         return;
     }
     if (!parse_consistent_or_reply(c) || !parse_if_match_or_reply(c) || !parse_body_or_reply(c)) return;
-    evhttp_connection_set_closecb(evhttp_request_get_connection(req), conn_closed, c);
     c->route->handler(c);
 }
 
@@ -491,13 +793,8 @@ struct http_server *http_server_new(struct app *app)
     srv->app = app;
     srv->http = evhttp_new(app->base);
     if (!srv->http) goto err;
-    /* libevent 2.1 answers bodies past its own cap with an HTML 413 and offers no
-     * hook; so its cap sits well above ours (limit + max(limit, 16 MiB)) and bodies
-     * in between get our JSON 413 from parse_body_or_reply() */
-    ev_ssize_t slack = cfg->http_max_body_bytes > (16 << 20) ? cfg->http_max_body_bytes : (16 << 20);
-    evhttp_set_max_body_size(srv->http, (ev_ssize_t)cfg->http_max_body_bytes + slack);
-    evhttp_set_max_headers_size(srv->http, cfg->http_max_header_bytes);
-    evhttp_set_timeout(srv->http, cfg->http_timeout_s);
+    http_server_apply_config(srv);
+    evhttp_set_bevcb(srv->http, conn_bev_new, srv);
     evhttp_set_allowed_methods(srv->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_PUT |
                                               EVHTTP_REQ_DELETE | EVHTTP_REQ_HEAD |
                                               EVHTTP_REQ_PATCH | EVHTTP_REQ_OPTIONS);
@@ -515,6 +812,18 @@ err:
     return NULL;
 }
 
+void http_server_apply_config(struct http_server *srv)
+{
+    const struct config *cfg = srv->app->cfg;
+    /* libevent 2.1 answers bodies past its own cap with an HTML 413 and offers no
+     * hook; so its cap sits well above ours (limit + max(limit, 16 MiB)) and bodies
+     * in between get our JSON 413 from parse_body_or_reply() */
+    ev_ssize_t slack = cfg->http_max_body_bytes > (16 << 20) ? cfg->http_max_body_bytes : (16 << 20);
+    evhttp_set_max_body_size(srv->http, (ev_ssize_t)cfg->http_max_body_bytes + slack);
+    evhttp_set_max_headers_size(srv->http, cfg->http_max_header_bytes);
+    evhttp_set_timeout(srv->http, cfg->http_timeout_s);
+}
+
 void http_server_stop_accepting(struct http_server *srv)
 {
     if (srv->listener) evhttp_del_accept_socket(srv->http, srv->listener);
@@ -524,6 +833,7 @@ void http_server_stop_accepting(struct http_server *srv)
 void http_server_free(struct http_server *srv)
 {
     if (!srv) return;
-    if (srv->http) evhttp_free(srv->http);
+    if (srv->http) evhttp_free(srv->http); /* closes every connection: conn_closed frees each */
+    free(srv->by_fd);
     free(srv);
 }

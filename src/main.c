@@ -34,9 +34,53 @@ static void usage(FILE *out)
             "options before the mode apply to every mode, import's own follow the word import\n");
 }
 
+/* Where the configuration comes from, kept for SIGHUP. */
+static struct {
+    const char *path;
+    bool required;
+    const char **sets; /* --set section.name=value, in order */
+    int nsets;
+} g_src;
+
+static bool env_override(struct config *cfg, const char *var, const char *setting, char *err, size_t errlen)
+{
+    const char *v = getenv(var);
+    char assignment[4096];
+    if (!v || !*v) return true;
+    if ((size_t)snprintf(assignment, sizeof(assignment), "%s=%s", setting, v) >= sizeof(assignment)) {
+        snprintf(err, errlen, "%s is too long", var);
+        return false;
+    }
+    return config_set(cfg, assignment, err, errlen);
+}
+
+/* Built-in defaults < service.ini < environment (BITMAPD_DSN, BITMAPD_HTTP_TOKEN,
+ * BITMAPD_RESP_PASSWORD) < --set; then the cross-field checks. */
+static bool load_config(struct config *cfg, char *err, size_t errlen)
+{
+    config_defaults(cfg);
+    bool ok = config_load_file(cfg, g_src.path, g_src.required, err, errlen) &&
+              env_override(cfg, "BITMAPD_DSN", "postgres.dsn", err, errlen) &&
+              env_override(cfg, "BITMAPD_HTTP_TOKEN", "http.bearer_token", err, errlen) &&
+              env_override(cfg, "BITMAPD_RESP_PASSWORD", "resp.password", err, errlen);
+    for (int i = 0; ok && i < g_src.nsets; i++) ok = config_set(cfg, g_src.sets[i], err, errlen);
+    if (ok) ok = config_validate(cfg, err, errlen);
+    if (ok && !cal_zone_known(cfg->inbox_period_time_zone)) {
+        snprintf(err, errlen, "[inbox] period_time_zone '%.64s' is not a known time zone", cfg->inbox_period_time_zone);
+        ok = false;
+    }
+    if (ok && *cfg->checkin_time_zone && !cal_zone_known(cfg->checkin_time_zone)) {
+        snprintf(err, errlen, "[checkin] time_zone '%.64s' is not a known time zone", cfg->checkin_time_zone);
+        ok = false;
+    }
+    return ok;
+}
+
 #define SHUTDOWN_DEADLINE_MS 10000
 
+/* What the signal handlers reach. */
 struct shutdown {
+    struct config *cfg; /* the live configuration, changed in place by SIGHUP */
     struct event_base *base;
     struct http_server *srv;
     struct resp_server *resp;
@@ -75,12 +119,33 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     shutdown_tick(-1, 0, sd);
 }
 
+/* SIGHUP: reads the configuration again (file, environment, --set) and applies
+ * the settings marked reloadable; a configuration that does not load changes nothing. */
+static void on_sighup(evutil_socket_t sig, short what, void *arg)
+{
+    struct shutdown *sd = arg;
+    struct config fresh;
+    char err[256];
+
+    if (!load_config(&fresh, err, sizeof(err))) {
+        log_error("msg=\"reload failed; settings unchanged\" error=\"%s\"", err);
+        config_free(&fresh);
+        return;
+    }
+    int changed = config_apply_reload(sd->cfg, &fresh);
+    config_free(&fresh);
+    if (!log_parse_level(sd->cfg->log_level, &log_current_level)) log_current_level = LOG_LEVEL_INFO;
+    http_server_apply_config(sd->srv);
+    resp_server_apply_config(sd->resp);
+    log_info("msg=\"configuration reloaded\" path=\"%s\" changed=%d", g_src.path, changed);
+}
+
 static int serve(struct config *cfg)
 {
     struct app app = {.cfg = cfg};
     struct http_server *srv = NULL;
     struct resp_server *resp = NULL;
-    struct event *sigint = NULL, *sigterm = NULL;
+    struct event *sigint = NULL, *sigterm = NULL, *sighup = NULL;
     struct shutdown sd = {0};
     int rc = 1;
 
@@ -96,12 +161,16 @@ static int serve(struct config *cfg)
         (cfg->resp_port && !(resp = resp_server_new(&app))))
         goto done;
     app.started = time(NULL);
+    sd.cfg = cfg;
     sd.base = app.base;
     sd.srv = srv;
     sd.resp = resp;
     sigint = evsignal_new(app.base, SIGINT, on_signal, &sd);
     sigterm = evsignal_new(app.base, SIGTERM, on_signal, &sd);
-    if (!sigint || !sigterm || event_add(sigint, NULL) || event_add(sigterm, NULL)) goto done;
+    sighup = evsignal_new(app.base, SIGHUP, on_sighup, &sd);
+    if (!sigint || !sigterm || !sighup || event_add(sigint, NULL) || event_add(sigterm, NULL) ||
+        event_add(sighup, NULL))
+        goto done;
     unread_start(&app);
     event_base_dispatch(app.base);
     rc = 0;
@@ -110,6 +179,7 @@ done:
     http_server_free(srv);
     if (sigint) event_free(sigint);
     if (sigterm) event_free(sigterm);
+    if (sighup) event_free(sighup);
     if (sd.tick) event_free(sd.tick);
     unread_stop();
     store_free(app.store);
@@ -145,32 +215,19 @@ int main(int argc, char **argv)
         }
     }
     if (sets && optind < argc && strcmp(argv[optind], "import") == 0 && !mode) mode = MODE_IMPORT;
+    g_src.path = path;
+    g_src.required = path_given;
+    g_src.sets = sets;
+    g_src.nsets = nsets;
     if (!sets || (optind < argc && mode != MODE_IMPORT)) {
         usage(stderr);
         free(sets);
         return 2;
     }
-    config_defaults(&cfg);
-    bool ok = config_load_file(&cfg, path, path_given, err, sizeof(err));
-    const char *env_dsn = getenv("BITMAPD_DSN");
-    if (ok && env_dsn && *env_dsn) {
-        free(cfg.pg_dsn);
-        cfg.pg_dsn = strdup(env_dsn);
-    }
-    for (int i = 0; ok && i < nsets; i++) ok = config_set(&cfg, sets[i], err, sizeof(err));
-    free(sets);
-    if (ok) ok = config_validate(&cfg, err, sizeof(err));
-    if (ok && !cal_zone_known(cfg.inbox_period_time_zone)) {
-        snprintf(err, sizeof(err), "[inbox] period_time_zone '%.64s' is not a known time zone",
-                 cfg.inbox_period_time_zone);
-        ok = false;
-    }
-    if (ok && *cfg.checkin_time_zone && !cal_zone_known(cfg.checkin_time_zone)) {
-        snprintf(err, sizeof(err), "[checkin] time_zone '%.64s' is not a known time zone", cfg.checkin_time_zone);
-        ok = false;
-    }
+    bool ok = load_config(&cfg, err, sizeof(err));
     if (!ok) {
         fprintf(stderr, "bitmapd: configuration: %s\n", err);
+        free(sets);
         config_free(&cfg);
         return 2;
     }
@@ -207,5 +264,6 @@ int main(int argc, char **argv)
         break;
     }
     config_free(&cfg);
+    free(sets);
     return rc;
 }

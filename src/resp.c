@@ -22,8 +22,10 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 
+#include "auth.h"
 #include "cache.h"
 #include "log.h"
+#include "metrics.h"
 #include "rcmd.h"
 #include "store.h"
 
@@ -58,6 +60,9 @@ struct rclient {
     bool eof;        /* the peer closed its side: answer what was read, then close */
     bool pumping, repump;
     time_t created;
+    struct event *timer;  /* the idle or the command deadline, see client_arm_timer() */
+    enum { DEADLINE_NONE, DEADLINE_IDLE, DEADLINE_COMMAND } deadline;
+    bool parsed;          /* a whole command arrived since the deadline was set */
 };
 
 static int g_inflight;
@@ -66,6 +71,8 @@ int resp_inflight(void) { return g_inflight; }
 
 static void client_pump(struct rclient *cl);
 static void client_free(struct rclient *cl);
+static void client_arm_timer(struct rclient *cl);
+static void protocol_error(struct rclient *cl, const char *msg);
 
 /* ---- argument helpers ------------------------------------------------------- */
 
@@ -104,16 +111,6 @@ static void cmd_quit(struct rcmd *c)
     rcmd_finish(c);
 }
 
-/* Constant-time comparison of a candidate against the configured password. */
-static bool password_ok(const struct config *cfg, const struct rarg *pw)
-{
-    const char *want = cfg->resp_password;
-    size_t wl = strlen(want);
-    unsigned char diff = (unsigned char)(wl != pw->len);
-    for (size_t i = 0; i < pw->len; i++) diff |= (unsigned char)(pw->ptr[i] ^ want[wl ? i % wl : 0]);
-    return diff == 0 && wl > 0;
-}
-
 static bool auth_required(const struct rclient *cl) { return cl->srv->app->cfg->resp_password[0] && !cl->authed; }
 
 /* AUTH [username] password; false after answering the error. */
@@ -125,7 +122,8 @@ static bool try_auth(struct rcmd *c, const struct rarg *user, const struct rarg 
                         "Are you sure your configuration is correct?");
         return false;
     }
-    if ((user && !rarg_eq(user, "default")) || !password_ok(cfg, pw)) {
+    if ((user && !rarg_eq(user, "default")) || !auth_secret_equal(cfg->resp_password, pw->ptr, pw->len)) {
+        metrics.resp_auth_failures++;
         log_warn("msg=\"RESP authentication failed\" client=%llu", (unsigned long long)c->client_id);
         rr_error(&c->r, "WRONGPASS invalid username-password pair or user is disabled.");
         return false;
@@ -563,6 +561,11 @@ static const struct rcmd_def conn_cmds[] = {
 
 static struct rcmd_def *g_defs;
 static size_t g_ndefs;
+/* per command, the last row for unknown commands */
+static struct cmd_stat {
+    unsigned long long calls, errors;
+    struct metrics_hist latency;
+} *g_stats;
 
 static const struct rcmd_def *all_commands(size_t *n)
 {
@@ -574,6 +577,7 @@ static const struct rcmd_def *all_commands(size_t *n)
         memcpy(g_defs, conn_cmds, sizeof(conn_cmds));
         memcpy(g_defs + ARRAY_LEN(conn_cmds), kv, nkv * sizeof(*kv));
         g_ndefs = ARRAY_LEN(conn_cmds) + nkv;
+        if (!(g_stats = calloc(g_ndefs + 1, sizeof(*g_stats)))) abort();
     }
     *n = g_ndefs;
     return g_defs;
@@ -638,6 +642,7 @@ static bool arity_ok(const struct rcmd *c)
 
 static void cmd_start(struct rclient *cl, struct rcmd *c)
 {
+    c->t0 = metrics_now();
     c->started = true;
     cl->started++;
     cl->srv->commands++;
@@ -708,12 +713,53 @@ static void client_pump(struct rclient *cl)
         evbuffer_get_length(bufferevent_get_output(cl->bev)) == 0) {
         cl->gone = true;
         client_free(cl); /* otherwise write_cb closes once the output is sent */
+        return;
+    }
+    client_arm_timer(cl);
+}
+
+static void count_command(const struct rcmd *c)
+{
+    size_t n;
+    const struct rcmd_def *defs = all_commands(&n);
+    struct cmd_stat *st = &g_stats[c->def ? (size_t)(c->def - defs) : n];
+    char first = 0;
+    evbuffer_copyout(c->r.out, &first, 1);
+    st->calls++;
+    if (first == '-' || first == '!') st->errors++;
+    metrics_observe_latency(&st->latency, metrics_now() - c->t0);
+}
+
+void resp_metrics_render(struct evbuffer *out)
+{
+    size_t n;
+    const struct rcmd_def *defs = all_commands(&n);
+    metrics_family(out, "bitmapd_resp_commands_total", "counter",
+                   "RESP commands answered, by command and result (command \"unknown\": no such command).");
+    for (size_t i = 0; i <= n; i++) {
+        const char *name = i < n ? defs[i].name : "unknown";
+        if (!g_stats[i].calls) continue;
+        if (g_stats[i].calls > g_stats[i].errors)
+            evbuffer_add_printf(out, "bitmapd_resp_commands_total{command=\"%s\",result=\"ok\"} %llu\n", name,
+                                g_stats[i].calls - g_stats[i].errors);
+        if (g_stats[i].errors)
+            evbuffer_add_printf(out, "bitmapd_resp_commands_total{command=\"%s\",result=\"error\"} %llu\n",
+                                name, g_stats[i].errors);
+    }
+    metrics_family(out, "bitmapd_resp_command_duration_seconds", "histogram",
+                   "Time from a command's start to its reply being ready, by command.");
+    for (size_t i = 0; i <= n; i++) {
+        char labels[96];
+        if (!g_stats[i].calls) continue;
+        snprintf(labels, sizeof(labels), "command=\"%s\"", i < n ? defs[i].name : "unknown");
+        metrics_latency_series(out, "bitmapd_resp_command_duration_seconds", labels, &g_stats[i].latency);
     }
 }
 
 void rcmd_finish(struct rcmd *c)
 {
     struct rclient *cl = c->cl;
+    count_command(c);
     c->done = true;
     cl->started--;
     g_inflight--;
@@ -722,11 +768,92 @@ void rcmd_finish(struct rcmd *c)
 
 /* ---- sockets ------------------------------------------------------------------------- */
 
+/* The deadlines of a client, one timer for both:
+ *  - command ([resp] command_timeout_s): once part of a command has arrived, the
+ *    rest must follow in time, else the client is answered -ERR and closed (a
+ *    client that trickles bytes holds memory and a slot); a whole command arriving
+ *    restarts it, so a long stream of pipelined commands is never cut;
+ *  - idle ([resp] timeout_s, Redis's `timeout`): nothing in flight, nothing arriving.
+ * A client that does not read its replies meets the bufferevent's write timeout
+ * ([resp] write_timeout_s) instead. */
+static void client_arm_timer(struct rclient *cl)
+{
+    const struct config *cfg = cl->srv->app->cfg;
+    bool full = cl->queued >= (size_t)cfg->resp_max_pipeline ||
+                evbuffer_get_length(bufferevent_get_output(cl->bev)) > OUTPUT_HIGH_WATER;
+    bool partial = cl->parser.want_args != -1 || evbuffer_get_length(bufferevent_get_input(cl->bev)) > 0;
+    int kind = DEADLINE_NONE, secs = 0;
+
+    if (cl->gone || cl->closing || cl->eof || !cl->timer) {
+        kind = DEADLINE_NONE;
+    } else if (partial && !full && cfg->resp_command_timeout_s > 0) {
+        kind = DEADLINE_COMMAND;
+        secs = cfg->resp_command_timeout_s;
+    } else if (!partial && !cl->head && cfg->resp_timeout_s > 0) {
+        kind = DEADLINE_IDLE;
+        secs = cfg->resp_timeout_s;
+    }
+    if (kind == DEADLINE_NONE) {
+        if (cl->timer) evtimer_del(cl->timer);
+    } else if (kind != (int)cl->deadline || cl->parsed || !evtimer_pending(cl->timer, NULL)) {
+        struct timeval tv = {secs, 0};
+        evtimer_add(cl->timer, &tv);
+    }
+    cl->deadline = kind;
+    cl->parsed = false;
+}
+
+static void client_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct rclient *cl = arg;
+    const struct config *cfg = cl->srv->app->cfg;
+    char msg[96];
+    (void)fd;
+    (void)what;
+    metrics.resp_timeouts++;
+    if (cl->deadline == DEADLINE_IDLE) {
+        log_debug("msg=\"RESP client idle: closed\" client=%llu timeout_s=%d", (unsigned long long)cl->id,
+                  cfg->resp_timeout_s);
+        cl->gone = true;
+        client_free(cl);
+        return;
+    }
+    log_info("msg=\"slow RESP client: command not received in time\" client=%llu timeout_s=%d",
+             (unsigned long long)cl->id, cfg->resp_command_timeout_s);
+    rparser_reset(&cl->parser);
+    snprintf(msg, sizeof(msg), "command not received in full within %d s", cfg->resp_command_timeout_s);
+    protocol_error(cl, msg);
+    client_pump(cl);
+}
+
+/* [resp] write_timeout_s on the socket (0: none). */
+static void client_apply_config(struct rclient *cl)
+{
+    const struct config *cfg = cl->srv->app->cfg;
+    struct timeval wtv = {cfg->resp_write_timeout_s, 0};
+    cl->parser.lim.max_bulk = (size_t)cfg->resp_max_bulk_bytes;
+    cl->parser.lim.max_args = (size_t)cfg->resp_max_args;
+    cl->parser.lim.max_inline = (size_t)cfg->resp_max_inline_bytes;
+    bufferevent_set_timeouts(cl->bev, NULL, cfg->resp_write_timeout_s > 0 ? &wtv : NULL);
+}
+
+void resp_server_apply_config(struct resp_server *srv)
+{
+    if (!srv) return;
+    for (struct rclient *cl = srv->clients; cl; cl = cl->next) {
+        if (cl->gone || !cl->bev) continue;
+        client_apply_config(cl);
+        cl->parsed = true; /* a changed deadline takes effect now */
+        client_arm_timer(cl);
+    }
+}
+
 static void client_free(struct rclient *cl)
 {
     struct resp_server *srv = cl->srv;
     if (cl->started) { /* commands still running: they free us when they finish */
         cl->gone = true;
+        if (cl->timer) evtimer_del(cl->timer);
         if (cl->bev) {
             bufferevent_free(cl->bev);
             cl->bev = NULL;
@@ -743,6 +870,7 @@ static void client_free(struct rclient *cl)
         free(c);
     }
     if (cl->bev) bufferevent_free(cl->bev);
+    if (cl->timer) event_free(cl->timer);
     rparser_reset(&cl->parser);
     if (cl->prev) cl->prev->next = cl->next;
     else srv->clients = cl->next;
@@ -817,6 +945,7 @@ static bool client_parse(struct rclient *cl)
         }
         size_t argc;
         struct rarg *argv = rparser_take(&cl->parser, &argc);
+        cl->parsed = true;
         if (!enqueue(cl, argv, argc)) {
             protocol_error(cl, "out of memory");
             added = true;
@@ -867,6 +996,11 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
         }
         return;
     }
+    if (what & BEV_EVENT_TIMEOUT) {
+        metrics.resp_timeouts++;
+        log_info("msg=\"slow RESP client: replies not read in time\" client=%llu write_timeout_s=%d",
+                 (unsigned long long)cl->id, cl->srv->app->cfg->resp_write_timeout_s);
+    }
     if (what & (BEV_EVENT_ERROR | BEV_EVENT_EOF | BEV_EVENT_TIMEOUT)) {
         log_debug("msg=\"RESP client gone\" client=%llu", (unsigned long long)cl->id);
         client_free(cl);
@@ -897,9 +1031,7 @@ static void accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct soc
         evutil_closesocket(fd);
         return;
     }
-    lim.max_bulk = (size_t)srv->app->cfg->resp_max_bulk_bytes;
-    lim.max_args = (size_t)srv->app->cfg->resp_max_args;
-    lim.max_inline = (size_t)srv->app->cfg->resp_max_inline_bytes;
+    memset(&lim, 0, sizeof(lim));
     rparser_init(&cl->parser, &lim);
     cl->srv = srv;
     cl->id = ++srv->next_id;
@@ -909,8 +1041,11 @@ static void accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct soc
     if (srv->clients) srv->clients->prev = cl;
     srv->clients = cl;
     srv->nclients++;
+    cl->timer = evtimer_new(srv->app->base, client_timer_cb, cl); /* NULL: no deadlines for it */
+    client_apply_config(cl);
     bufferevent_setcb(cl->bev, read_cb, write_cb, event_cb, cl);
     bufferevent_enable(cl->bev, EV_READ | EV_WRITE);
+    client_arm_timer(cl);
 }
 
 struct resp_server *resp_server_new(struct app *app)
@@ -964,5 +1099,7 @@ void resp_server_free(struct resp_server *srv)
     }
     free(g_defs);
     g_defs = NULL;
+    free(g_stats);
+    g_stats = NULL;
     free(srv);
 }

@@ -12,6 +12,7 @@
 #include "codec.h"
 #include "config.h"
 #include "log.h"
+#include "metrics.h"
 
 #define OID_BYTEA 17
 #define OID_INT8 20
@@ -406,6 +407,7 @@ static bool load_send(struct store *st)
     }
     st->loads_in_flight++;
     st->stats.load_statements++;
+    metrics_observe_size(&metrics.load_batch_keys, (double)b->nkeys);
     return true;
 }
 
@@ -758,6 +760,7 @@ static bool cas_send(struct store *st)
     st->writes_in_flight++;
     st->stats.cas_statements++;
     st->stats.cas_keys += nkeys;
+    metrics_observe_size(&metrics.write_batch_keys, (double)nkeys);
     {
         unsigned long ncalls = 0;
         for (c = b->calls; c; c = c->next) ncalls++;

@@ -10,6 +10,7 @@
 #include "codec.h"
 #include "config.h"
 #include "log.h"
+#include "metrics.h"
 
 struct wp_ref {
     size_t unit;
@@ -134,6 +135,7 @@ roaring_bitmap_t *wpath_decode_row(const char *key, size_t keylen, const struct 
     }
     if (!bm) {
         snprintf(err, errlen, "stored bitmap for key '%.*s' is corrupt: %s", (int)keylen, key, why);
+        metrics.corrupt_rows++;
         log_error("msg=\"corrupt bitmap\" key=\"%.*s\" reason=\"%s\"", (int)keylen, key, why);
     }
     return bm;
@@ -196,8 +198,12 @@ static void wp_cas_done(enum store_status st, const char *err, const bool *confl
                 }
             unit_end(wp, u, u->verdict);
         } else if (++u->attempts > wp->cfg->pg_max_retries) {
+            metrics.write_conflicts++;
+            metrics.write_retries_exhausted++;
             unit_end(wp, u, WP_CONFLICTED);
         } else {
+            metrics.write_conflicts++;
+            metrics.write_retries++;
             wp->pending[still++] = wp->pending[g];
         }
     }

@@ -1,0 +1,60 @@
+/* metrics.h — counters and histograms for GET /metrics (Prometheus text format).
+ * The service is one thread, so these are plain integers bumped where things
+ * happen; figures other modules keep themselves (pool, cache, batching) are
+ * read when the page is rendered. */
+#ifndef BITMAPD_METRICS_H
+#define BITMAPD_METRICS_H
+
+#include <event2/buffer.h>
+
+#include "common.h"
+
+/* Latency buckets in seconds (upper bounds; +Inf is implied). */
+#define METRICS_LATENCY_BUCKETS 16
+/* Batch-size buckets in keys. */
+#define METRICS_SIZE_BUCKETS 12
+
+struct metrics_hist {
+    unsigned long long bucket[METRICS_LATENCY_BUCKETS > METRICS_SIZE_BUCKETS ? METRICS_LATENCY_BUCKETS
+                                                                             : METRICS_SIZE_BUCKETS];
+    unsigned long long count;
+    double sum;
+};
+
+/* Things counted where they happen. */
+struct metrics_counters {
+    unsigned long long corrupt_rows;         /* stored rows that failed validation when read */
+    unsigned long long write_retries;        /* write units sent again after a version conflict */
+    unsigned long long write_conflicts;      /* write units whose version check failed */
+    unsigned long long write_retries_exhausted;
+    unsigned long long http_auth_failures;
+    unsigned long long http_connections_rejected; /* over [http] max_connections */
+    unsigned long long http_request_timeouts;     /* [http] request_timeout_s passed */
+    unsigned long long resp_auth_failures;
+    unsigned long long resp_timeouts;             /* idle, command or write deadline passed */
+    struct metrics_hist write_batch_keys;         /* keys per group-commit statement */
+    struct metrics_hist load_batch_keys;          /* keys per coalesced load statement */
+};
+extern struct metrics_counters metrics;
+
+void metrics_observe_latency(struct metrics_hist *h, double seconds);
+void metrics_observe_size(struct metrics_hist *h, double n);
+
+/* Seconds on a monotonic clock, for latencies. */
+double metrics_now(void);
+
+/* Text-format helpers for the modules that render their own families. */
+void metrics_family(struct evbuffer *out, const char *name, const char *type, const char *help);
+/* One histogram series: name_bucket{labels,le=…}, name_sum{labels}, name_count{labels}.
+ * labels is "" or `key="value",…` (already escaped). */
+void metrics_latency_series(struct evbuffer *out, const char *name, const char *labels,
+                            const struct metrics_hist *h);
+
+/* Appends a label value escaped for the text format (\\, \", \n). */
+void metrics_label_value(struct evbuffer *out, const char *v);
+
+struct http_ctx;
+/* GET /metrics */
+void metrics_get(struct http_ctx *c);
+
+#endif

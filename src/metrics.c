@@ -1,0 +1,161 @@
+/* metrics.c — GET /metrics: the counters below, the HTTP and RESP per-route and
+ * per-command families (rendered by http.c and resp.c), and the pool, cache and
+ * batching figures of db.c, cache.c and store.c, in the Prometheus text format. */
+#include "metrics.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cache.h"
+#include "http.h"
+#include "resp.h"
+
+struct metrics_counters metrics;
+
+static const double latency_le[METRICS_LATENCY_BUCKETS] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                                           0.01,   0.025,   0.05,   0.1,   0.25,   0.5,
+                                                           1,      2.5,     5,      10};
+static const double size_le[METRICS_SIZE_BUCKETS] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000};
+
+static void observe(struct metrics_hist *h, const double *le, int n, double v)
+{
+    for (int i = 0; i < n; i++)
+        if (v <= le[i]) h->bucket[i]++; /* cumulative, as the format wants */
+    h->count++;
+    h->sum += v;
+}
+
+void metrics_observe_latency(struct metrics_hist *h, double seconds)
+{
+    observe(h, latency_le, METRICS_LATENCY_BUCKETS, seconds);
+}
+
+void metrics_observe_size(struct metrics_hist *h, double n) { observe(h, size_le, METRICS_SIZE_BUCKETS, n); }
+
+double metrics_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void metrics_family(struct evbuffer *out, const char *name, const char *type, const char *help)
+{
+    evbuffer_add_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+void metrics_label_value(struct evbuffer *out, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '\\' || *v == '"')
+            evbuffer_add_printf(out, "\\%c", *v);
+        else if (*v == '\n')
+            evbuffer_add(out, "\\n", 2);
+        else
+            evbuffer_add(out, v, 1);
+    }
+}
+
+static void series(struct evbuffer *out, const char *name, const char *labels, const struct metrics_hist *h,
+                   const double *le, int n)
+{
+    const char *sep = *labels ? "," : "";
+    for (int i = 0; i < n; i++)
+        evbuffer_add_printf(out, "%s_bucket{%s%sle=\"%g\"} %llu\n", name, labels, sep, le[i], h->bucket[i]);
+    evbuffer_add_printf(out, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep, h->count);
+    evbuffer_add_printf(out, "%s_sum%s%s%s %.6f\n", name, *labels ? "{" : "", labels, *labels ? "}" : "", h->sum);
+    evbuffer_add_printf(out, "%s_count%s%s%s %llu\n", name, *labels ? "{" : "", labels, *labels ? "}" : "",
+                        h->count);
+}
+
+void metrics_latency_series(struct evbuffer *out, const char *name, const char *labels,
+                            const struct metrics_hist *h)
+{
+    series(out, name, labels, h, latency_le, METRICS_LATENCY_BUCKETS);
+}
+
+static void counter(struct evbuffer *out, const char *name, const char *help, unsigned long long v)
+{
+    metrics_family(out, name, "counter", help);
+    evbuffer_add_printf(out, "%s %llu\n", name, v);
+}
+
+static void gauge(struct evbuffer *out, const char *name, const char *help, double v)
+{
+    metrics_family(out, name, "gauge", help);
+    evbuffer_add_printf(out, "%s %.17g\n", name, v);
+}
+
+static void render_store(struct evbuffer *out, const struct app *app)
+{
+    struct db_stats ds;
+    struct store_stats ss;
+    struct cache_stats cs;
+
+    db_get_stats(app->db, &ds);
+    store_get_stats(app->store, &ss);
+    cache_get_stats(store_cache(app->store), &cs);
+
+    counter(out, "bitmapd_db_queries_total", "Statements sent to PostgreSQL.", ds.queries);
+    counter(out, "bitmapd_db_failures_total", "Statements that failed (unavailable or rejected).", ds.failures);
+    counter(out, "bitmapd_db_reconnects_total", "Connection attempts to PostgreSQL after a connection was lost or failed.", ds.reconnects);
+    gauge(out, "bitmapd_db_connections_up", "Pool connections established.", ds.conns_up);
+    gauge(out, "bitmapd_db_queue_length", "Statements waiting for a pool connection.", ds.queued);
+    gauge(out, "bitmapd_db_listener_up", "1 while the LISTEN connection for cache invalidation is up.",
+          db_listening(app->db) ? 1 : 0);
+
+    counter(out, "bitmapd_write_statements_total", "Group-commit write statements.", ss.cas_statements);
+    counter(out, "bitmapd_write_calls_total", "Write requests that went through group commit.", ss.cas_calls);
+    counter(out, "bitmapd_write_keys_total", "Keys written or version-checked by write statements.", ss.cas_keys);
+    metrics_family(out, "bitmapd_write_batch_keys", "histogram", "Keys per group-commit write statement.");
+    series(out, "bitmapd_write_batch_keys", "", &metrics.write_batch_keys, size_le, METRICS_SIZE_BUCKETS);
+    counter(out, "bitmapd_load_statements_total", "Coalesced load statements.", ss.load_statements);
+    metrics_family(out, "bitmapd_load_batch_keys", "histogram", "Keys per coalesced load statement.");
+    series(out, "bitmapd_load_batch_keys", "", &metrics.load_batch_keys, size_le, METRICS_SIZE_BUCKETS);
+    counter(out, "bitmapd_write_conflicts_total", "Write units whose version check failed (another writer won).",
+            metrics.write_conflicts);
+    counter(out, "bitmapd_write_retries_total", "Write units sent again after a conflict.", metrics.write_retries);
+    counter(out, "bitmapd_write_retries_exhausted_total", "Write units that failed after [postgres] max_retries.",
+            metrics.write_retries_exhausted);
+    counter(out, "bitmapd_corrupt_rows_total", "Stored rows that failed validation when read (each time read).",
+            metrics.corrupt_rows);
+
+    gauge(out, "bitmapd_cache_enabled", "1 while the cache is in use.", cache_enabled(store_cache(app->store)));
+    counter(out, "bitmapd_cache_hits_total", "Reads answered from the cache.", cs.hits);
+    counter(out, "bitmapd_cache_misses_total", "Reads that went to the database.", cs.misses);
+    counter(out, "bitmapd_cache_evictions_total", "Entries evicted to stay within [cache] max_mb.", cs.evictions);
+    counter(out, "bitmapd_cache_invalidations_total", "Entries dropped by change notifications.", cs.invalidations);
+    gauge(out, "bitmapd_cache_entries", "Entries in the cache.", (double)cs.entries);
+    gauge(out, "bitmapd_cache_bytes", "Bytes held by the cache.", (double)cs.bytes);
+    gauge(out, "bitmapd_cache_max_bytes", "The cache's bound.", (double)cs.max_bytes);
+}
+
+/* GET /metrics */
+void metrics_get(struct http_ctx *c)
+{
+    static const char *const params[] = {NULL};
+    struct evbuffer *out;
+
+    if (!http_query_only_or_reply(c, params)) return;
+    if (!(out = evbuffer_new())) {
+        http_reply_error(c, 500, "internal", "out of memory");
+        return;
+    }
+    gauge(out, "bitmapd_start_time_seconds", "When the process started (Unix time).", (double)c->app->started);
+    http_metrics_render(out);
+    counter(out, "bitmapd_http_auth_failures_total", "HTTP requests refused for a missing or wrong token.",
+            metrics.http_auth_failures);
+    counter(out, "bitmapd_http_connections_rejected_total", "HTTP connections over [http] max_connections.",
+            metrics.http_connections_rejected);
+    counter(out, "bitmapd_http_request_timeouts_total", "HTTP connections closed by [http] request_timeout_s.",
+            metrics.http_request_timeouts);
+    resp_metrics_render(out);
+    counter(out, "bitmapd_resp_auth_failures_total", "RESP AUTH attempts with a wrong password.",
+            metrics.resp_auth_failures);
+    counter(out, "bitmapd_resp_timeouts_total", "RESP clients closed by an idle, command or write deadline.",
+            metrics.resp_timeouts);
+    render_store(out, c->app);
+    http_reply_text(c, 200, "text/plain; version=0.0.4; charset=utf-8", out);
+    evbuffer_free(out);
+}
