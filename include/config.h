@@ -59,6 +59,7 @@ struct config {
     int broadcasts_cursor_ttl_days; /* clear last-seen cursors idle this long; 0: never */
     /* [service] */
     char *log_level;
+    int shutdown_timeout_s; /* SIGTERM: longest wait for requests in flight before exiting */
     char *migrations_dir;
     char *sql_dir;
 };

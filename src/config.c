@@ -75,6 +75,7 @@ static const struct cf_key cf_keys[] = {
     CF_INT_KEY("groups", "max_members", groups_max_members, "1000000", 1, 1073741824, R),
     CF_INT_KEY("broadcasts", "cursor_ttl_days", broadcasts_cursor_ttl_days, "0", 0, 36500, N),
     CF_STR_KEY("service", "log_level", log_level, "info", R),
+    CF_INT_KEY("service", "shutdown_timeout_s", shutdown_timeout_s, "10", 0, 3600, R),
     CF_STR_KEY("service", "migrations_dir", migrations_dir, "migrations", N),
     CF_STR_KEY("service", "sql_dir", sql_dir, "sql", N),
 };

@@ -76,8 +76,6 @@ static bool load_config(struct config *cfg, char *err, size_t errlen)
     return ok;
 }
 
-#define SHUTDOWN_DEADLINE_MS 10000
-
 /* What the signal handlers reach. */
 struct shutdown {
     struct config *cfg; /* the live configuration, changed in place by SIGHUP */
@@ -94,7 +92,7 @@ static void shutdown_tick(evutil_socket_t fd, short what, void *arg)
     struct shutdown *sd = arg;
     struct timeval tv = {0, 50 * 1000};
     int pending = http_inflight() + resp_inflight();
-    if (pending == 0 || sd->waited_ms >= SHUTDOWN_DEADLINE_MS) {
+    if (pending == 0 || sd->waited_ms >= sd->cfg->shutdown_timeout_s * 1000) {
         if (pending) log_warn("msg=\"shutdown deadline passed\" unanswered=%d", pending);
         event_base_loopbreak(sd->base);
         return;
@@ -103,7 +101,8 @@ static void shutdown_tick(evutil_socket_t fd, short what, void *arg)
     event_add(sd->tick, &tv);
 }
 
-/* SIGINT/SIGTERM: stop accepting, let requests in flight finish, then stop. */
+/* SIGINT/SIGTERM: stop accepting, let requests in flight finish (their writes
+ * commit and are answered) for up to [service] shutdown_timeout_s, then stop. */
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
     struct shutdown *sd = arg;

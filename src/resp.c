@@ -406,13 +406,14 @@ static void cmd_time(struct rcmd *c)
 static void cmd_config(struct rcmd *c)
 {
     const struct config *cfg = c->app->cfg;
-    char port[16], maxc[16], bulk[16];
+    char port[16], maxc[16], bulk[16], idle[16];
     snprintf(port, sizeof(port), "%d", cfg->resp_port);
     snprintf(maxc, sizeof(maxc), "%d", cfg->resp_max_clients);
+    snprintf(idle, sizeof(idle), "%d", cfg->resp_timeout_s);
     snprintf(bulk, sizeof(bulk), "%d", cfg->resp_max_bulk_bytes);
     const char *params[][2] = {
         {"bind", cfg->resp_address}, {"port", port},          {"databases", "1"},
-        {"maxclients", maxc},        {"proto-max-bulk-len", bulk}, {"timeout", "0"},
+        {"maxclients", maxc},        {"proto-max-bulk-len", bulk}, {"timeout", idle},
         {"maxmemory", "0"},          {"maxmemory-policy", "noeviction"},
     };
     bool hit[ARRAY_LEN(params)] = {0};
