@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # Manages a private ("embedded") PostgreSQL cluster for bitmapd in a directory:
-# creates it on first start (initdb), starts/stops it with pg_ctl, and keeps a
-# least-privilege login role and database "bitmapd" plus a libpq DSN in DIR/dsn.
+# creates it on first start (initdb), starts/stops it with pg_ctl, and keeps the
+# database "bitmapd" with its two login roles (scripts/roles.sql): "bitmapd" owns
+# the database and the schema and runs the migrations (DSN in DIR/owner_dsn);
+# "bitmapd_app" is the service's least-privilege role (DSN in DIR/dsn).
+# A DIR made by an older pg.sh (one role, its DSN in DIR/dsn) is converted on the
+# next start: DIR/dsn then names the app role, DIR/owner_dsn the old one.
 # Never touches Debian's system cluster (15/main).
 #
 # Usage: scripts/pg.sh start DIR [PORT] | stop DIR | restart DIR | status DIR
-#                      | dsn DIR | destroy DIR
+#                      | dsn DIR | owner-dsn DIR | destroy DIR
 #
-# Files in DIR: dsn, port, password (0600), postgres.log, and either data/ and
-# socket/ (the cluster itself) or, when run as root and DIR is not reachable by
-# the unprivileged server user, a file "cluster" naming the fallback location
+# Files in DIR: dsn, owner_dsn, port, password and app_password (0600; the
+# owner's and the app role's), postgres.log, and either data/ and socket/ (the
+# cluster itself) or, when run as root and DIR is not reachable by the
+# unprivileged server user, a file "cluster" naming the fallback location
 # /var/tmp/bitmapd-pg-<hash> that holds data/ and socket/ instead.
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 start DIR [PORT] | stop DIR | restart DIR | status DIR | dsn DIR | destroy DIR" >&2
+  echo "usage: $0 start DIR [PORT] | stop DIR | restart DIR | status DIR | dsn DIR | owner-dsn DIR | destroy DIR" >&2
   exit 2
 }
 
@@ -27,10 +32,12 @@ die() {
 unset "${!PG@}"
 
 PG_BINDIR=${BITMAPD_PG_BINDIR:-/usr/lib/postgresql/15/bin}
+ROLES_SQL=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)/roles.sql
 DEFAULT_PORT=54329
 PORT_MIN=54330
 PORT_MAX=54999
 ROLE=bitmapd
+APP_ROLE=bitmapd_app
 DB=bitmapd
 SUPERUSER=postgres
 
@@ -69,7 +76,7 @@ as_pg() {
 
 case $CMD in
   start) mkdir -p -- "$DIR_ARG" ;;
-  stop | restart | status | dsn | destroy) [[ -d $DIR_ARG ]] || die "no such directory: $DIR_ARG" ;;
+  stop | restart | status | dsn | owner-dsn | destroy) [[ -d $DIR_ARG ]] || die "no such directory: $DIR_ARG" ;;
   *) usage ;;
 esac
 DIR=$(cd -- "$DIR_ARG" && pwd -P)
@@ -200,26 +207,46 @@ start_server() {
   as_pg "$PG_BINDIR/pg_ctl" -D "$DATA" -w -t 60 start >>"$LOG" 2>&1
 }
 
-superuser_psql() { # PORT, SQL on stdin
-  as_pg "$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h "$SOCK" -p "$1" -U "$SUPERUSER" -d postgres >/dev/null
+superuser_psql() { # PORT DATABASE, SQL on stdin
+  as_pg "$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h "$SOCK" -p "$1" -U "$SUPERUSER" -d "$2" >/dev/null
 }
 
-# Idempotent: login role with the recorded password, and its own database.
-ensure_role_and_db() { # PORT
+# A random password kept in a 0600 file, created on first use.
+password_file() { # PATH
   local password
-  if [[ ! -s $DIR/password ]]; then
-    write_private_file "$DIR/password" "$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+  if [[ ! -s $1 ]]; then
+    write_private_file "$1" "$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
   fi
-  password=$(<"$DIR/password")
-  [[ $password =~ ^[0-9a-f]+$ ]] || die "unexpected content in $DIR/password"
-  # The password goes over stdin, not the command line.
-  superuser_psql "$1" <<EOF
+  password=$(<"$1")
+  [[ $password =~ ^[0-9a-f]+$ ]] || die "unexpected content in $1"
+  printf '%s' "$password"
+}
+
+# Idempotent: the owner role and its database, then both roles' privileges by
+# scripts/roles.sql, then the two DSNs. owner_dsn is written last: a DIR without
+# it (an older pg.sh's, or a start that failed here) is set up again next time.
+ensure_role_and_db() { # PORT
+  local password app_password
+  [[ -r $ROLES_SQL ]] || die "missing $ROLES_SQL"
+  password=$(password_file "$DIR/password")
+  app_password=$(password_file "$DIR/app_password")
+  # Passwords go over stdin, not the command line.
+  superuser_psql "$1" postgres <<EOF
 SELECT 'CREATE ROLE $ROLE' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$ROLE') \gexec
 ALTER ROLE $ROLE WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD '$password';
 SELECT 'CREATE DATABASE $DB OWNER $ROLE' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$DB') \gexec
 ALTER DATABASE $DB OWNER TO $ROLE;
+-- A private cluster: only the two roles (given CONNECT by roles.sql) use this
+-- database, and neither needs temporary tables.
+REVOKE ALL ON DATABASE $DB FROM PUBLIC;
 EOF
-  write_private_file "$DIR/dsn" "host=127.0.0.1 port=$1 dbname=$DB user=$ROLE password=$password"
+  {
+    printf 'SET client_min_messages = warning;\n'
+    printf '\\set owner %s\n\\set app %s\n\\set app_password %s\n' "$ROLE" "$APP_ROLE" "$app_password"
+    cat -- "$ROLES_SQL"
+  } | superuser_psql "$1" "$DB"
+  write_private_file "$DIR/dsn" "host=127.0.0.1 port=$1 dbname=$DB user=$APP_ROLE password=$app_password"
+  write_private_file "$DIR/owner_dsn" "host=127.0.0.1 port=$1 dbname=$DB user=$ROLE password=$password"
 }
 
 where() {
@@ -237,7 +264,7 @@ cmd_start() {
     if [[ -n $PORT_ARG && $PORT_ARG != "$port" ]]; then
       die "already running on port $port, not $PORT_ARG; stop it first"
     fi
-    if [[ ! -s $DIR/dsn ]]; then
+    if [[ ! -s $DIR/dsn || ! -s $DIR/owner_dsn ]]; then
       ensure_role_and_db "$port"
     fi
     echo "pg: already running on port $port$(where)"
@@ -274,7 +301,7 @@ cmd_start() {
     port=$(pick_port)
   done
   ensure_role_and_db "$port"
-  echo "pg: $did on 127.0.0.1:$port, dsn in $DIR/dsn$(where)"
+  echo "pg: $did on 127.0.0.1:$port, dsn in $DIR/dsn (owner: owner_dsn)$(where)"
 }
 
 cmd_stop() {
@@ -298,9 +325,9 @@ cmd_status() {
   fi
 }
 
-cmd_dsn() {
-  [[ -s $DIR/dsn ]] || die "no dsn in $DIR (run: $0 start $DIR_ARG)"
-  cat -- "$DIR/dsn"
+cmd_dsn() { # FILE
+  [[ -s $DIR/$1 ]] || die "no $1 in $DIR (run: $0 start $DIR_ARG)"
+  cat -- "$DIR/$1"
 }
 
 # Stops the cluster and removes what this script created; DIR itself only if
@@ -310,7 +337,8 @@ cmd_destroy() {
   rm -rf -- "$DATA" "$AREA/socket"
   if [[ $SOCK != "$AREA/socket" ]]; then rm -rf -- "$SOCK"; fi
   if ((FALLBACK)); then rmdir -- "$AREA" 2>/dev/null || true; fi
-  rm -f -- "$DIR/cluster" "$DIR/dsn" "$DIR/port" "$DIR/password" "$DIR/postgres.log"
+  rm -f -- "$DIR/cluster" "$DIR/dsn" "$DIR/owner_dsn" "$DIR/port" "$DIR/password" "$DIR/app_password" \
+    "$DIR/postgres.log"
   rmdir -- "$DIR" 2>/dev/null || true
   echo "pg: destroyed"
 }
@@ -323,6 +351,7 @@ case $CMD in
     cmd_start
     ;;
   status) cmd_status ;;
-  dsn) cmd_dsn ;;
+  dsn) cmd_dsn dsn ;;
+  owner-dsn) cmd_dsn owner_dsn ;;
   destroy) cmd_destroy ;;
 esac

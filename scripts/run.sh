@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # What `make run` executes: uses the configured PostgreSQL DSN (BITMAPD_DSN or
 # service.ini [postgres] dsn) if there is one, else starts the embedded cluster
-# in var/pg; applies migrations; then runs build/bitmapd in the foreground.
+# in var/pg; applies migrations as the owner role; then runs build/bitmapd in the
+# foreground as the least-privilege app role (README.md, "Database roles").
+# Migrations use BITMAPD_OWNER_DSN when it is set (the embedded cluster's
+# var/pg/owner_dsn otherwise), else the service's own DSN; they get it as
+# BITMAPD_DSN, so a --set postgres.dsn=... argument would override it.
 # Ctrl-C (INT) or TERM stops the service, then the embedded cluster.
 # Extra arguments are passed to every bitmapd invocation (e.g. --config FILE,
 # --set http.port=9000).
@@ -25,13 +29,20 @@ if [[ -z $dsn ]]; then
   trap 'bash scripts/pg.sh stop "$PGDIR" || true' EXIT
   bash scripts/pg.sh start "$PGDIR"
   BITMAPD_DSN=$(<"$PGDIR/dsn")
+  BITMAPD_OWNER_DSN=$(<"$PGDIR/owner_dsn")
   export BITMAPD_DSN
   echo "run: using the embedded cluster in $PGDIR (make psql to inspect it)"
 else
   echo "run: using the configured database (no embedded cluster)"
 fi
 
-"$BIN" --migrate "$@"
+if [[ -n ${BITMAPD_OWNER_DSN:-} ]]; then
+  BITMAPD_DSN=$BITMAPD_OWNER_DSN "$BIN" --migrate "$@"
+elif ! "$BIN" --migrate "$@"; then
+  echo "run: migrations failed; if the service's role may not change the schema, set BITMAPD_OWNER_DSN to the owner role's DSN" >&2
+  exit 1
+fi
+unset BITMAPD_OWNER_DSN
 
 # Background child + wait, so our INT/TERM trap runs at once and forwards the
 # stop request. A second signal kills the service outright.

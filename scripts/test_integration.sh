@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Integration test runner: starts a throwaway PostgreSQL cluster, migrates it
-# with build/bitmapd --migrate, runs every tests/integration/test_*.sh (each
-# under `timeout 300`, each with a fresh BITMAPD_TEST_TMP), counts their
-# "ok - ..." / "not ok - ..." lines, and always removes the cluster and any
-# bitmapd a test left running. Ends with "integration: N passed, N failed".
+# with build/bitmapd --migrate as the owner role, runs every
+# tests/integration/test_*.sh (each under `timeout 300`, each with a fresh
+# BITMAPD_TEST_TMP), counts their "ok - ..." / "not ok - ..." lines, and always
+# removes the cluster and any bitmapd a test left running. Ends with
+# "integration: N passed, N failed".
+#
+# Tests get BITMAPD_DSN, the service's least-privilege app role (every bitmapd
+# they start connects as it), and BITMAPD_OWNER_DSN, the owner role, for psql
+# steps an administrator would take (DDL, disabling triggers, damaging rows).
 #
 # Environment: TESTS=REGEX runs only test files whose name matches (grep -E).
 set -euo pipefail
@@ -82,10 +87,11 @@ summary_and_exit() {
 PGDIR=$(mktemp -d /tmp/bitmapd-it.XXXXXX)
 bash scripts/pg.sh start "$PGDIR"
 BITMAPD_DSN=$(<"$PGDIR/dsn")
-export BITMAPD_DSN BITMAPD_BIN=$BIN BITMAPD_PGDIR=$PGDIR BITMAPD_ROOT=$ROOT
+BITMAPD_OWNER_DSN=$(<"$PGDIR/owner_dsn")
+export BITMAPD_DSN BITMAPD_OWNER_DSN BITMAPD_BIN=$BIN BITMAPD_PGDIR=$PGDIR BITMAPD_ROOT=$ROOT
 
 # Not counted as a passed check: a run with no test must not look green.
-if "$BIN" --migrate >"$WORK/migrate.log" 2>&1; then
+if BITMAPD_DSN=$BITMAPD_OWNER_DSN "$BIN" --migrate >"$WORK/migrate.log" 2>&1; then
   echo "# bitmapd --migrate: ok"
 else
   record "not ok" "bitmapd --migrate on a fresh database"

@@ -11,7 +11,8 @@ set -u
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 
-PSQL=(psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1)
+# psql as the administrator (the owner role); ending the service's sessions needs its own role
+PSQL=(psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1)
 P="cache:$$:" # every key of this run
 U=$((($(date +%s) % 100000) * 1000000 + 900000))
 
@@ -87,7 +88,7 @@ check "the service logged no unreadable notification" "" \
 # ---- the listener goes away -------------------------------------------------------------------
 redis-cli -p "$B_R" setbit "${P}lst" 1 1 >/dev/null
 getbit "$A_R" "${P}lst" 1 >/dev/null
-"${PSQL[@]}" -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN bitmapd_changed'" >/dev/null
+psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN bitmapd_changed'" >/dev/null
 # both instances lose their listener; whichever has not reconnected yet serves from the database
 redis-cli -p "$B_R" setbit "${P}lst" 2 1 >/dev/null
 check "A reads B's write made while listeners were cut" 1 "$(getbit "$A_R" "${P}lst" 2)"
@@ -99,7 +100,7 @@ wait_for "after reconnecting, A sees B's writes again" '[[ $(getbit $A_R ${P}lst
 
 # ---- the cache stays off while the change triggers are disabled ------------------------------
 "${PSQL[@]}" -c "ALTER TABLE bitmapd.bitmaps DISABLE TRIGGER bitmaps_changed_update"
-"${PSQL[@]}" -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN bitmapd_changed'" >/dev/null
+psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN bitmapd_changed'" >/dev/null
 wait_for "A refuses its cache while a change trigger is disabled (logged)" \
   "grep -q 'cache stays off' $BITMAPD_TEST_TMP/bitmapd.$A.log"
 check "A's cache is off" 0 "$(info "$A_R" cache_enabled)"
@@ -111,7 +112,7 @@ getbit "$A_R" "${P}trg" 1 >/dev/null
 check "with no notification, A still reads the database's value" "0 1" \
   "$(getbit "$A_R" "${P}trg" 1) $(getbit "$A_R" "${P}trg" 3)"
 "${PSQL[@]}" -c "ALTER TABLE bitmapd.bitmaps ENABLE TRIGGER bitmaps_changed_update"
-"${PSQL[@]}" -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN bitmapd_changed'" >/dev/null
+psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 -c "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN bitmapd_changed'" >/dev/null
 wait_for "A's cache is back once the trigger is" '[[ $(info $A_R cache_enabled) == 1 ]]'
 wait_for "B's too" '[[ $(info $B_R cache_enabled) == 1 ]]'
 

@@ -28,7 +28,7 @@ RUN_BASE=$((($(date +%s) % 1000000 * 1000 + RANDOM % 1000) * 1000000 + 500000))
 uid() { echo $((RUN_BASE + $1)); }
 echo "# user ids of this run: $RUN_BASE + n"
 
-sql() { psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
+sql() { psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; } # as the administrator (owner role)
 
 # expect_error NAME STATUS CODE — the last answer is STATUS with {"error": {"code": CODE, "message": "…"}}.
 expect_error() {
@@ -480,7 +480,7 @@ PY
   r0=$(used_memory)
   redis-cli -p "$REDIS_PORT" --pipe <"$T/load.redis" >/dev/null 2>&1
   r1=$(used_memory)
-  out=$(psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 <<SQL 2>&1
+  out=$(psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1 <<SQL 2>&1
 CREATE TEMP TABLE m (LIKE bitmapd.bitmaps INCLUDING ALL);
 SELECT pg_total_relation_size('m');
 INSERT INTO m SELECT * FROM bitmapd.bitmaps

@@ -4,7 +4,7 @@
 set -euo pipefail
 source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 
-sql() { psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
+sql() { psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1 -c "$1"; } # as the administrator (owner role)
 
 base=$(( (RANDOM << 15 | RANDOM) * 1000 + 7000000000 ))
 U=$((base + 1)) V=$((base + 2)) W=$((base + 3)) X=$((base + 4))

@@ -462,7 +462,7 @@ expect_error "drop before period 2026-13" 400 invalid_body
 # current month from its first push; start from a known table so the buckets are
 # deterministic whatever the date (the running service keeps its in-memory note
 # that this month is recorded, so it adds nothing behind our back).
-psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 -c "DELETE FROM bitmapd.inbox_periods" >/dev/null
+psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1 -c "DELETE FROM bitmapd.inbox_periods" >/dev/null
 http PUT "/v1/periods/2098-01" '{"first_message": 100}'
 check "PUT period 2098-01 first_message 100" '200 {"period":"2098-01","first_message":100}' "$HTTP_STATUS $(jget .)"
 http PUT "/v1/periods/2098-02" '{"first_message": 200}'

@@ -36,13 +36,14 @@ if ! bash "$PG_SH" start "$PGDIR" "$PG_PORT" >"$T/pg-start.log" 2>&1; then
   check "own PostgreSQL cluster started on port $PG_PORT" ok "$(tail -n 5 "$T/pg-start.log")"
   finish
 fi
-BITMAPD_DSN=$(<"$PGDIR/dsn")
+BITMAPD_DSN=$(<"$PGDIR/dsn")                 # the service's role
+BITMAPD_OWNER_DSN=$(<"$PGDIR/owner_dsn")     # migrations, partitioning and psql
 BITMAPD_PGDIR=$PGDIR
-export BITMAPD_DSN BITMAPD_PGDIR
-PSQL=(psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1)
+export BITMAPD_DSN BITMAPD_OWNER_DSN BITMAPD_PGDIR
+PSQL=(psql "$BITMAPD_OWNER_DSN" -XAtq -v ON_ERROR_STOP=1)
 sql() { "${PSQL[@]}" -c "$1" 2>&1; }
 
-if ! "$BITMAPD_BIN" --migrate >"$T/migrate.log" 2>&1; then
+if ! BITMAPD_DSN=$BITMAPD_OWNER_DSN "$BITMAPD_BIN" --migrate >"$T/migrate.log" 2>&1; then
   check "bitmapd --migrate on the test's own cluster" ok "$(tail -n 5 "$T/migrate.log")"
   finish
 fi
@@ -193,7 +194,7 @@ check "schema snapshot has the test's grants and index comment" "3" \
 # --- bad calls change nothing ---------------------------------------------------------------
 # sqlstate CALL — the SQLSTATE a call ends with ("00000" if it succeeds)
 sqlstate() {
-  psql "$BITMAPD_DSN" -XAtq -v VERBOSITY=verbose -c "$1" 2>&1 | sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p;' | head -n 1 |
+  psql "$BITMAPD_OWNER_DSN" -XAtq -v VERBOSITY=verbose -c "$1" 2>&1 | sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p;' | head -n 1 |
     grep . || echo 00000
 }
 for n in 1 0 -3 1025 NULL; do
@@ -214,7 +215,7 @@ check "after the refusals: the schema is unchanged" "$(cat "$T/schema.before")" 
 # --- listening for changes from psql ----------------------------------------------------------
 mkfifo "$T/listen.fifo"
 # Appending (O_APPEND), so that emptying the file between rounds leaves no hole.
-psql "$BITMAPD_DSN" -XAt <"$T/listen.fifo" >>"$T/listen.out" 2>&1 &
+psql "$BITMAPD_OWNER_DSN" -XAt <"$T/listen.fifo" >>"$T/listen.out" 2>&1 &
 LISTEN_PID=$!
 echo "$LISTEN_PID" >"$T/listen.pid"
 exec 9>"$T/listen.fifo"
@@ -256,7 +257,8 @@ views_snapshot >"$T/views.before"
 DBSIZE_BEFORE=$(rcli DBSIZE)
 
 # --- the conversion, while the service runs and two writes wait on its lock -------------------
-lock_open "SELECT bitmapd.partition_bitmaps(8);"
+# lock_open's psql session (lib.sh) uses BITMAPD_DSN: here the owner's, who may convert
+BITMAPD_DSN=$BITMAPD_OWNER_DSN lock_open "SELECT bitmapd.partition_bitmaps(8);"
 check "partition_bitmaps(8) ran in the open transaction" 1 \
   "$(grep -c '^bitmapd.bitmaps: .* rows in 8 hash partitions' "$T/lock.out")"
 (
@@ -354,7 +356,7 @@ check "a DELETE notifies the key as deleted" "$(printf 'after:1' | od -An -tx1 |
 check "a second conversion is refused (55000)" 55000 "$(sqlstate "SELECT bitmapd.partition_bitmaps(8)")"
 check "the refusal says why" 1 "$(sql "SELECT bitmapd.partition_bitmaps(16)" | grep -c 'already partitioned (8 partitions)')"
 check "out of range is still refused first (22023)" 22023 "$(sqlstate "SELECT bitmapd.partition_bitmaps(2000)")"
-if "$BITMAPD_BIN" --migrate >"$T/migrate2.log" 2>&1; then MIG=ok; else MIG="failed: $(tail -n 3 "$T/migrate2.log")"; fi
+if BITMAPD_DSN=$BITMAPD_OWNER_DSN "$BITMAPD_BIN" --migrate >"$T/migrate2.log" 2>&1; then MIG=ok; else MIG="failed: $(tail -n 3 "$T/migrate2.log")"; fi
 check "bitmapd --migrate on the partitioned table" ok "$MIG"
 check "after --migrate: still 8 partitions, views answer" "8 true" \
   "$(sql "SELECT (SELECT count(*) FROM pg_inherits WHERE inhparent = 'bitmapd.bitmaps'::regclass) || ' ' ||

@@ -24,7 +24,7 @@ RUN_BASE=$((($(date +%s) % 1000000 * 1000 + RANDOM % 1000) * 1000000))
 id() { echo $((RUN_BASE + $1)); }
 echo "# ids of this run: $RUN_BASE + n"
 
-psql_q() { psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
+psql_q() { psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; } # as the administrator (owner role)
 
 # expect_error NAME STATUS CODE — the last answer is STATUS with a JSON error
 # body {"error": {"code": CODE, "message": non-empty string}}.

@@ -22,7 +22,7 @@ R() { # redis-cli against the private redis-server (with its password once it ha
     redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$@"
   fi
 }
-sql() { psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
+sql() { psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1 -c "$1"; } # as the administrator (owner role)
 # shellcheck disable=SC2317  # invoked by trap
 stop_redis() {
   local pid

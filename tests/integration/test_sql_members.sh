@@ -306,7 +306,7 @@ ok "build and run gen_fixtures and gen_dense ($(wc -l <"$tmp/fixtures") fixtures
 
 # The SQL goes through stdin: a fixture's hex can be longer than an argument may be.
 sql() {
-    psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 -F '|' 2>"$tmp/psql.err"
+    psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1 -F '|' 2>"$tmp/psql.err"
 }
 
 check_fixture() {

@@ -32,7 +32,7 @@ aid() { echo $((AUTHOR_BASE + $1)); }
 DOT_SUFFIX="r$RUN.$RANDOM"
 echo "# users $RUN_BASE + n, authors $AUTHOR_BASE + n, dots *.$DOT_SUFFIX"
 
-sql() { psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
+sql() { psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1 -c "$1"; } # as the administrator (owner role)
 
 # expect_error NAME STATUS CODE — the last answer is STATUS with a JSON error
 # body {"error": {"code": CODE, "message": non-empty string}}.
