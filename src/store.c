@@ -34,7 +34,10 @@ struct store {
     struct load_ctx *ready;       /* reads answered from the cache, for the next turn */
     struct event *ready_ev;
     int loads_in_flight;
+    struct cas_batch *cas_sent;   /* write statements in flight, for store_free */
+    struct load_batch *load_sent; /* load statements in flight, for store_free */
     unsigned listen_gen;          /* changes of the listener's state */
+    struct event *recheck_ev;     /* the trigger check again, after it could not run */
     struct store_stats stats;
 };
 
@@ -181,7 +184,22 @@ struct load_batch {
     struct store *st;
     struct load_ctx *reqs;
     size_t nkeys;
+    struct load_batch *sent_next, **sent_pprev; /* in st->load_sent while in flight */
 };
+
+static void load_sent_link(struct store *st, struct load_batch *b)
+{
+    b->sent_next = st->load_sent;
+    b->sent_pprev = &st->load_sent;
+    if (st->load_sent) st->load_sent->sent_pprev = &b->sent_next;
+    st->load_sent = b;
+}
+
+static void load_sent_unlink(struct load_batch *b)
+{
+    *b->sent_pprev = b->sent_next;
+    if (b->sent_next) b->sent_next->sent_pprev = b->sent_pprev;
+}
 
 static void load_ctx_free(struct load_ctx *ctx)
 {
@@ -301,6 +319,7 @@ static void load_batch_done(const struct db_result *r, void *arg)
     enum store_status s = status_of(r);
     struct load_ctx *ctx;
 
+    load_sent_unlink(b);
     if (s == STORE_OK) {
         /* requests are in statement order: walk the rows by their ordinal */
         int nrows = PQntuples(r->res);
@@ -353,7 +372,7 @@ static bool load_send(struct store *st)
     struct load_ctx **tail, *ctx;
     struct pgarr a, vers, xids;
     struct db_job *job = NULL;
-    size_t limit = (size_t)st->cfg->pg_batch_keys;
+    size_t limit = (size_t)st->cfg->pg_batch_keys, nkeys;
 
     if (!b) return false;
     b->st = st;
@@ -390,6 +409,8 @@ static bool load_send(struct store *st)
             pa_int8(&vers, have ? held->version : -1);
             pa_int8(&xids, have ? (int64_t)held->xid : -1);
         }
+    nkeys = b->nkeys;
+    load_sent_link(st, b); /* before the query: a failed send completes it at once */
     if (!a.oom && !vers.oom && !xids.oom) {
         struct db_param p[3] = {pa_param(&a), pa_param(&vers), pa_param(&xids)};
         job = db_query_prepared(st->db, STMT_LOAD, SQL_LOAD, 3, p, load_batch_done, b);
@@ -399,6 +420,7 @@ static bool load_send(struct store *st)
     free(xids.buf);
     if (!job && !(job = db_defer(st->db, load_batch_unsent, b))) {
         struct load_ctx *last = b->reqs;
+        load_sent_unlink(b);
         while (last->next) last = last->next;
         last->next = st->load_queue; /* back to the front, in order */
         st->load_queue = b->reqs;
@@ -407,7 +429,7 @@ static bool load_send(struct store *st)
     }
     st->loads_in_flight++;
     st->stats.load_statements++;
-    metrics_observe_size(&metrics.load_batch_keys, (double)b->nkeys);
+    metrics_observe_size(&metrics.load_batch_keys, (double)nkeys); /* b may be gone already */
     return true;
 }
 
@@ -533,7 +555,22 @@ struct cas_batch {
     struct cas_call *calls;
     uint64_t mark;
     int32_t ngroups;
+    struct cas_batch *sent_next, **sent_pprev; /* in st->cas_sent while in flight */
 };
+
+static void cas_sent_link(struct store *st, struct cas_batch *b)
+{
+    b->sent_next = st->cas_sent;
+    b->sent_pprev = &st->cas_sent;
+    if (st->cas_sent) st->cas_sent->sent_pprev = &b->sent_next;
+    st->cas_sent = b;
+}
+
+static void cas_sent_unlink(struct cas_batch *b)
+{
+    *b->sent_pprev = b->sent_next;
+    if (b->sent_next) b->sent_next->sent_pprev = b->sent_pprev;
+}
 
 static void cas_call_free(struct cas_call *c)
 {
@@ -586,6 +623,7 @@ static void cas_batch_done(const struct db_result *r, void *arg)
     bool have_xid = false;
     uint32_t xid = 0;
 
+    cas_sent_unlink(b);
     if (!conflict) {
         s = STORE_ERROR;
         err = "out of memory";
@@ -671,6 +709,7 @@ static bool cas_send(struct store *st)
     struct pgarr keys, vers, bits, cards, crcs, grps, lens;
     struct db_job *job = NULL;
     bool any_null = false, any_null_len = false;
+    unsigned long ncalls = 0;
 
     {   /* the key set needs room for what can leave now, not for batch_keys */
         size_t queued = 0;
@@ -734,6 +773,8 @@ static bool cas_send(struct store *st)
             pa_int4(&grps, c->first_group + w->group);
             pa_int8_or_null(&lens, w->nbytes);
         }
+    for (c = b->calls; c; c = c->next) ncalls++; /* b may be gone once the query is sent */
+    cas_sent_link(st, b); /* before the query: a failed send completes it at once */
     if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom)) {
         struct db_param p[7] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
                                 pa_param(&crcs), pa_param(&grps), pa_param(&lens)};
@@ -749,6 +790,7 @@ static bool cas_send(struct store *st)
     /* out of memory: the batch's calls fail, from the loop as always */
     if (!job && !(job = db_defer(st->db, cas_batch_unsent, b))) {
         struct cas_call *last = b->calls;
+        cas_sent_unlink(b);
         while (last->next) last = last->next;
         last->next = st->queue_head; /* back to the front of the queue, in order */
         if (!st->queue_head) st->queue_tail = last;
@@ -761,12 +803,8 @@ static bool cas_send(struct store *st)
     st->stats.cas_statements++;
     st->stats.cas_keys += nkeys;
     metrics_observe_size(&metrics.write_batch_keys, (double)nkeys);
-    {
-        unsigned long ncalls = 0;
-        for (c = b->calls; c; c = c->next) ncalls++;
-        st->stats.cas_calls += ncalls;
-        if (ncalls > st->stats.max_batch_calls) st->stats.max_batch_calls = ncalls;
-    }
+    st->stats.cas_calls += ncalls;
+    if (ncalls > st->stats.max_batch_calls) st->stats.max_batch_calls = ncalls;
     return true;
 oom:
     free(set);
@@ -873,25 +911,48 @@ static void triggers_checked(const struct db_result *r, void *arg)
     bool ok = r->status == DB_OK && PQntuples(r->res) == 1 && !PQgetisnull(r->res, 0, 0) &&
               *PQgetvalue(r->res, 0, 0) == 1;
     if (lc->gen == st->listen_gen && db_listening(st->db)) {
-        if (ok)
+        if (ok) {
             cache_set_enabled(st->cache, true);
-        else
+        } else if (r->status == DB_UNAVAILABLE) {
+            /* the listener is back before the pool (a restart, terminated backends):
+             * the check could not run, which says nothing about the triggers */
+            struct timeval tv = {0, 200 * 1000};
+            log_info("msg=\"cache stays off until the change triggers can be checked\" detail=\"%s\"",
+                     r->message ? r->message : "");
+            event_add(st->recheck_ev, &tv);
+        } else {
             log_error("msg=\"cache stays off: the change triggers of bitmapd.bitmaps are missing, disabled or "
                       "outdated (migration 0007; run bitmapd --migrate)\" detail=\"%s\"",
                       r->message ? r->message : "");
+        }
     }
     free(lc);
+}
+
+/* Asks whether the triggers are in place, for the listener's current session. */
+static void triggers_check(struct store *st)
+{
+    struct listen_check *lc = malloc(sizeof(*lc));
+    if (!lc) return;
+    *lc = (struct listen_check){st, st->listen_gen};
+    if (!db_query(st->db, SQL_TRIGGERS_OK, 0, NULL, triggers_checked, lc)) free(lc);
+}
+
+static void recheck_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct store *st = arg;
+    (void)fd;
+    (void)what;
+    if (db_listening(st->db)) triggers_check(st);
 }
 
 static void store_on_listen(bool up, void *arg)
 {
     struct store *st = arg;
-    struct listen_check *lc;
     st->listen_gen++;
     cache_set_enabled(st->cache, false);
-    if (!up || !(lc = malloc(sizeof(*lc)))) return;
-    *lc = (struct listen_check){st, st->listen_gen};
-    if (!db_query(st->db, SQL_TRIGGERS_OK, 0, NULL, triggers_checked, lc)) free(lc);
+    event_del(st->recheck_ev);
+    if (up) triggers_check(st);
 }
 
 struct store *store_new(struct db *db, const struct config *cfg)
@@ -902,6 +963,7 @@ struct store *store_new(struct db *db, const struct config *cfg)
     st->cfg = cfg;
     if (!(st->cache = cache_new((size_t)cfg->cache_max_mb << 20))) goto fail;
     if (!(st->ready_ev = event_new(db_event_base(db), -1, 0, load_ready_cb, st))) goto fail;
+    if (!(st->recheck_ev = evtimer_new(db_event_base(db), recheck_cb, st))) goto fail;
     if (cfg->cache_max_mb > 0 && !db_listen(db, "bitmapd_changed", store_on_notify, store_on_listen, st)) goto fail;
     return st;
 fail:
@@ -931,7 +993,33 @@ void store_free(struct store *st)
         db_cancel(ctx->handle);
         load_finish(ctx);
     }
+    /* Statements still running (the shutdown deadline passed, or their requests went
+     * away): db_free drops their jobs without a callback, so their batches go here. */
+    while (st->cas_sent) {
+        struct cas_batch *b = st->cas_sent;
+        st->cas_sent = b->sent_next;
+        while (b->calls) {
+            struct cas_call *c = b->calls;
+            b->calls = c->next;
+            db_cancel(c->handle);
+            db_complete(c->handle, DB_OK, NULL);
+            cas_call_free(c);
+        }
+        free(b);
+    }
+    while (st->load_sent) {
+        struct load_batch *b = st->load_sent;
+        st->load_sent = b->sent_next;
+        while (b->reqs) {
+            struct load_ctx *ctx = b->reqs;
+            b->reqs = ctx->next;
+            db_cancel(ctx->handle);
+            load_finish(ctx);
+        }
+        free(b);
+    }
     if (st->ready_ev) event_free(st->ready_ev);
+    if (st->recheck_ev) event_free(st->recheck_ev);
     cache_free(st->cache);
     free(st);
 }
