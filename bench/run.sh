@@ -173,10 +173,13 @@ pick_port() { # the first free port in 56000-56099 that this script has not pick
 pick_port
 PG_PORT=$PICKED
 bash scripts/pg.sh start "$PGDIR" "$PG_PORT" >/dev/null
+# the service runs as the app role; migrations, the bench schema and the naive
+# design's own tables belong to the owner role (scripts/pg.sh makes both)
 BITMAPD_DSN=$(<"$PGDIR/dsn")
+OWNER_DSN=$(<"$PGDIR/owner_dsn")
 export BITMAPD_DSN
-sql() { psql "$BITMAPD_DSN" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
-"$BIN" --migrate 2>"$WORK/migrate.log" || {
+sql() { psql "$OWNER_DSN" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+BITMAPD_DSN=$OWNER_DSN "$BIN" --migrate 2>"$WORK/migrate.log" || {
   cat "$WORK/migrate.log" >&2
   exit 1
 }
@@ -455,9 +458,9 @@ done
 # resp.sh and http_scale.sh measure throughput; storage.sh goes last, since its
 # loads leave dead tuples and checkpoints behind. A failure is reported, not fatal.
 
-DSN_PASSWORD=$(sed -n 's/.*password=\([^ ]*\).*/\1/p' <<<"$BITMAPD_DSN")
-DSN_USER=$(sed -n 's/.*user=\([^ ]*\).*/\1/p' <<<"$BITMAPD_DSN")
-DSN_DB=$(sed -n 's/.*dbname=\([^ ]*\).*/\1/p' <<<"$BITMAPD_DSN")
+DSN_PASSWORD=$(sed -n 's/.*password=\([^ ]*\).*/\1/p' <<<"$OWNER_DSN")
+DSN_USER=$(sed -n 's/.*user=\([^ ]*\).*/\1/p' <<<"$OWNER_DSN")
+DSN_DB=$(sed -n 's/.*dbname=\([^ ]*\).*/\1/p' <<<"$OWNER_DSN")
 export BENCH_PGURL="postgresql://$DSN_USER:$DSN_PASSWORD@127.0.0.1:$PG_PORT/$DSN_DB"
 export BENCH_HTTP=$URL BENCH_RESP_PORT=$RESP_PORT BENCH_REDIS_PORT=$REDIS_PORT
 export BENCH_REDIS_FSYNC_PORT=$REDIS_FSYNC_PORT BENCH_BIN=$BIN BENCH_NAIVE=$NAIVE BENCH_TMP

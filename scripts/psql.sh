@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# What `make psql ARGS='...'` executes: psql on the service's database as role
-# bitmapd. Uses the configured DSN (BITMAPD_DSN or service.ini [postgres] dsn)
-# if there is one; else the embedded cluster in var/pg, started if needed.
+# What `make psql ARGS='...'` executes: psql on the service's database. Uses the
+# configured DSN (BITMAPD_DSN or service.ini [postgres] dsn) if there is one; else
+# the embedded cluster in var/pg (started if needed) as its owner role, which may
+# also run the administration functions (partition_bitmaps) and DDL.
 # Arguments are passed to psql.
 set -euo pipefail
 
@@ -18,9 +19,9 @@ fi
 
 dsn=$("$BIN" --print-dsn)
 if [[ -z $dsn ]]; then
-  if ! bash scripts/pg.sh status "$PGDIR" >/dev/null 2>&1 || [[ ! -s $PGDIR/dsn ]]; then
+  if ! bash scripts/pg.sh status "$PGDIR" >/dev/null 2>&1 || [[ ! -s $PGDIR/owner_dsn ]]; then
     bash scripts/pg.sh start "$PGDIR" >&2
   fi
-  dsn=$(<"$PGDIR/dsn")
+  dsn=$(<"$PGDIR/owner_dsn")
 fi
 exec psql "$dsn" "$@"
