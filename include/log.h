@@ -12,6 +12,12 @@ extern enum log_level log_current_level;
 /* Parses "error|warn|info|debug"; false for anything else. */
 bool log_parse_level(const char *s, enum log_level *out) WUR;
 
+/* Writes len bytes of src into dst (size n, always NUL-terminated, cut short if
+ * needed) so that they can stand inside a quoted log value: backslash, double
+ * quote and every byte outside printable ASCII become \\, \" and \xHH. Keys are
+ * binary-safe and clients choose them; unescaped they could forge log fields. */
+const char *log_quote(char *dst, size_t n, const void *src, size_t len);
+
 void log_write(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define LOG_AT(lvl, ...)                                                                           \

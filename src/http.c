@@ -427,9 +427,11 @@ void http_reply_error(struct http_ctx *c, int status, const char *code, const ch
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    if (status >= 500)
+    if (status >= 500) {
+        char quoted[4 * sizeof(msg)];
         log_warn("msg=\"request failed\" route=%s status=%d code=%s detail=\"%s\"",
-                 c->route ? c->route->name : "-", status, code, msg);
+                 c->route ? c->route->name : "-", status, code, log_quote(quoted, sizeof(quoted), msg, strlen(msg)));
+    }
     http_reply_json(c, status, json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg), -1);
 }
 
@@ -737,7 +739,9 @@ static bool authorized_or_reply(struct http_ctx *c, const char *path)
     if (auth_bearer_ok(token, evhttp_find_header(evhttp_request_get_input_headers(c->req), "Authorization")))
         return true;
     metrics.http_auth_failures++;
-    log_info("msg=\"HTTP request refused: missing or wrong bearer token\" path=\"%.200s\"", path);
+    char quoted[4 * 200 + 1];
+    log_info("msg=\"HTTP request refused: missing or wrong bearer token\" path=\"%s\"",
+             log_quote(quoted, sizeof(quoted), path, strnlen(path, 200)));
     evhttp_add_header(evhttp_request_get_output_headers(c->req), "WWW-Authenticate", "Bearer realm=\"bitmapd\"");
     http_reply_error(c, 401, "unauthorized", "this service needs Authorization: Bearer <token>");
     return false;

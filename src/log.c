@@ -23,6 +23,33 @@ bool log_parse_level(const char *s, enum log_level *out)
     return false;
 }
 
+const char *log_quote(char *dst, size_t n, const void *src, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = src;
+    size_t o = 0;
+    for (size_t i = 0; i < len && n > 0; i++) {
+        char e[4];
+        size_t el = 0;
+        if (p[i] == '\\' || p[i] == '"') {
+            e[el++] = '\\';
+            e[el++] = (char)p[i];
+        } else if (p[i] < 0x20 || p[i] > 0x7e) {
+            e[el++] = '\\';
+            e[el++] = 'x';
+            e[el++] = hex[p[i] >> 4];
+            e[el++] = hex[p[i] & 15];
+        } else {
+            e[el++] = (char)p[i];
+        }
+        if (o + el >= n) break;
+        memcpy(dst + o, e, el);
+        o += el;
+    }
+    if (n > 0) dst[o] = '\0';
+    return dst;
+}
+
 void log_write(enum log_level level, const char *fmt, ...)
 {
     struct timeval tv;

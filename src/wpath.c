@@ -136,7 +136,9 @@ roaring_bitmap_t *wpath_decode_row(const char *key, size_t keylen, const struct 
     if (!bm) {
         snprintf(err, errlen, "stored bitmap for key '%.*s' is corrupt: %s", (int)keylen, key, why);
         metrics.corrupt_rows++;
-        log_error("msg=\"corrupt bitmap\" key=\"%.*s\" reason=\"%s\"", (int)keylen, key, why);
+        char quoted[4 * WP_KEY_MAX + 1];
+        log_error("msg=\"corrupt bitmap\" key=\"%s\" reason=\"%s\"",
+                  log_quote(quoted, sizeof(quoted), key, keylen), why);
     }
     return bm;
 }
