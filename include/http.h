@@ -44,6 +44,9 @@ void http_server_apply_config(struct http_server *srv);
 void http_metrics_render(struct evbuffer *out);
 /* Closes the listening socket; requests in flight go on. */
 void http_server_stop_accepting(struct http_server *srv);
+/* Shutdown: closes the listener; from now on every reply closes its connection
+ * (Connection: close), so a kept-alive client sends no further request. */
+void http_server_drain(struct http_server *srv);
 /* Requests received and not yet answered. */
 int http_inflight(void);
 

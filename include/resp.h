@@ -19,6 +19,9 @@ struct evbuffer;
 void resp_metrics_render(struct evbuffer *out);
 /* Closes the listener; clients already connected are still served. */
 void resp_server_stop_accepting(struct resp_server *srv);
+/* Shutdown: closes the listener, takes every whole command already received,
+ * reads nothing more, and closes each client once it has been answered. */
+void resp_server_drain(struct resp_server *srv);
 /* Commands received and not yet answered, over all clients. */
 int resp_inflight(void);
 /* Every command the front end knows (for tests and --commands). */

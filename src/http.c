@@ -108,6 +108,7 @@ struct http_server {
 };
 
 static int inflight; /* requests created and not yet answered */
+static bool draining; /* SIGTERM: every reply closes its connection */
 
 int http_inflight(void) { return inflight; }
 
@@ -393,6 +394,7 @@ void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag)
     char *text = json_dumps(obj, JSON_COMPACT);
     json_decref(obj);
     evhttp_add_header(out, "Content-Type", "application/json");
+    if (draining) evhttp_add_header(out, "Connection", "close");
     if (etag >= 0) {
         char tag[32];
         snprintf(tag, sizeof(tag), "\"%lld\"", (long long)etag);
@@ -415,6 +417,7 @@ void http_reply_text(struct http_ctx *c, int status, const char *content_type, s
     if (!c->gone) {
         conn_request_done(c);
         evhttp_add_header(evhttp_request_get_output_headers(c->req), "Content-Type", content_type);
+        if (draining) evhttp_add_header(evhttp_request_get_output_headers(c->req), "Connection", "close");
     }
     evhttp_send_reply(c->req, status, reason_phrase(status), c->gone ? NULL : body);
     ctx_free(c);
@@ -832,6 +835,12 @@ void http_server_stop_accepting(struct http_server *srv)
 {
     if (srv->listener) evhttp_del_accept_socket(srv->http, srv->listener);
     srv->listener = NULL;
+}
+
+void http_server_drain(struct http_server *srv)
+{
+    http_server_stop_accepting(srv);
+    draining = true;
 }
 
 void http_server_free(struct http_server *srv)

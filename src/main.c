@@ -108,8 +108,10 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     struct shutdown *sd = arg;
     if (sd->tick) return; /* already stopping */
     log_info("msg=\"stopping\" signal=%d inflight=%d", (int)sig, http_inflight() + resp_inflight());
-    http_server_stop_accepting(sd->srv);
-    resp_server_stop_accepting(sd->resp);
+    /* open connections get no new work: otherwise busy clients keep the count of
+     * requests in flight above zero until the deadline cuts them off unanswered */
+    http_server_drain(sd->srv);
+    resp_server_drain(sd->resp);
     sd->tick = evtimer_new(sd->base, shutdown_tick, sd);
     if (!sd->tick) {
         event_base_loopbreak(sd->base);

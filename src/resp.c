@@ -41,6 +41,7 @@ struct resp_server {
     uint64_t next_id;
     int nclients;
     unsigned long long connections, commands, rejected;
+    bool draining; /* SIGTERM: answer what was received, read nothing more */
 };
 
 struct rclient {
@@ -936,7 +937,9 @@ static bool client_parse(struct rclient *cl)
     bool added = false;
     char err[160];
 
-    while (!cl->closing && !cl->eof && cl->queued < (size_t)cfg->resp_max_pipeline) {
+    /* while draining, every whole command already received is taken, whatever the
+     * pipeline limit: it was sent before the signal and must be answered */
+    while (!cl->closing && !cl->eof && (cl->queued < (size_t)cfg->resp_max_pipeline || cl->srv->draining)) {
         enum rproto_status st = rparser_feed(&cl->parser, in, err, sizeof(err));
         if (st == RP_MORE) break;
         if (st == RP_ERROR) {
@@ -1086,6 +1089,26 @@ void resp_server_stop_accepting(struct resp_server *srv)
     if (srv && srv->lis) {
         evconnlistener_free(srv->lis);
         srv->lis = NULL;
+    }
+}
+
+void resp_server_drain(struct resp_server *srv)
+{
+    struct rclient *cl, *next;
+    if (!srv) return;
+    resp_server_stop_accepting(srv);
+    srv->draining = true;
+    for (cl = srv->clients; cl; cl = next) {
+        next = cl->next; /* client_pump may free cl */
+        if (cl->gone || cl->closing || cl->eof || !cl->bev) continue;
+        /* bytes that reached the socket before the signal are commands sent before it */
+        struct evbuffer *in = bufferevent_get_input(cl->bev);
+        for (int i = 0; i < 64 && evbuffer_read(in, bufferevent_getfd(cl->bev), 65536) > 0; i++) {
+        } /* at most 4 MiB: a client still sending cannot hold the shutdown */
+        client_parse(cl);
+        cl->closing = true; /* answer what was taken, then close */
+        bufferevent_disable(cl->bev, EV_READ);
+        client_pump(cl);
     }
 }
 
