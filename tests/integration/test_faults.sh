@@ -25,6 +25,7 @@
 #
 # Ports 57000-57099 only. Needs psql, pg_isready, ss, curl. About 75 s.
 # FAULT_PHASES=13 (say) runs only those phases; all three by default.
+# FAULT_LOG_LEVEL=debug sets [service] log_level of every instance.
 set -u
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
@@ -78,6 +79,8 @@ next_port() { # FROM TO — sets NEXT_PORT to a port of FROM..TO that nothing us
   echo "# no free port in $1-$2"
   return 1
 }
+SERVICE_ARGS=()
+[[ -n ${FAULT_LOG_LEVEL:-} ]] && SERVICE_ARGS=(--set "service.log_level=$FAULT_LOG_LEVEL")
 # start_in_range [bitmapd args...] — start_service on two free ports of 57010-57099
 start_in_range() {
   local attempt log hp rp
@@ -87,7 +90,7 @@ start_in_range() {
     next_port 57010 57099 || return 1
     rp=$NEXT_PORT
     log=$BITMAPD_TEST_TMP/bitmapd.$hp.log
-    START_PORT=$hp START_RESP_PORT=$rp start_service "$@" >"$T/start.out" && return 0
+    START_PORT=$hp START_RESP_PORT=$rp start_service "${SERVICE_ARGS[@]}" "$@" >"$T/start.out" && return 0
     if ((attempt < 3)) && grep -q 'Address already in use' "$log"; then
       echo "# ports $hp/$rp were taken meanwhile; trying others"
       CHECKS_RUN=$((CHECKS_RUN - 1)) CHECKS_FAILED=$((CHECKS_FAILED - 1)) # start_service's failed check
@@ -133,7 +136,7 @@ kill9_restart() {
   wait "$pid" 2>/dev/null
   echo "# $(date +%T.%N | cut -c1-12) instance $1 (pid $pid) killed with SIGKILL"
   sleep 0.5
-  if START_PORT=$port START_RESP_PORT=${RESP_PORTS[$1]} start_service; then
+  if START_PORT=$port START_RESP_PORT=${RESP_PORTS[$1]} start_service "${SERVICE_ARGS[@]}"; then
     echo "# $(date +%T.%N | cut -c1-12) instance $1 restarted on ports $port/${RESP_PORTS[$1]} (pid $SERVICE_PID)"
   fi
 }
@@ -189,6 +192,21 @@ phase_lost_updates() {
   healthy() { [[ $(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$1/healthz") == 200 ]]; }
   for i in 0 1 2; do
     wait_for "instance $i healthy after the load" "healthy ${HTTP_PORTS[$i]}"
+  done
+  # The cache must come back by itself once the change listener and the pool are up
+  # (it is off while the listener is down, docs/design.md "Cache and invalidation").
+  for i in 0 1 2; do
+    on=
+    for ((w = 0; w < 100; w++)); do
+      on=$(redis-cli -p "${RESP_PORTS[$i]}" info bitmapd 2>/dev/null | tr -d '\r' | sed -n 's/^cache_enabled://p')
+      [[ $on == 1 ]] && break
+      sleep 0.1
+    done
+    check "instance $i: its cache is on again after the faults (INFO bitmapd cache_enabled)" 1 "$on"
+    if [[ $on != 1 ]]; then
+      grep -h 'cache stays off\|change listener\|listening for changes\|LISTEN\|conn=-1' \
+        "$T/bitmapd.${HTTP_PORTS[$i]}.log" | tail -n 8 | _diag
+    fi
   done
   dump_rows "$T/rows.txt"
   dump_members "$T/members.txt"

@@ -613,6 +613,11 @@ static int mode_load(int argc, char **argv)
                atomic_load(&L->att[d][2]), atomic_load(&L->fin[d][0]), atomic_load(&L->fin[d][1]),
                atomic_load(&L->fin[d][2]));
     printf("load: odd_replies=%ld\n", atomic_load(&L->odd_replies));
+    free(cl);
+    free(th);
+    free(L->keys);
+    free(L->http_keys);
+    free(L);
     return 0;
 }
 
@@ -637,6 +642,11 @@ static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return x < y ? -1 : x > y;
+}
+
+static void u32v_sort(struct u32v *s)
+{
+    if (s->n > 1) qsort(s->v, s->n, sizeof(uint32_t), cmp_u32);
 }
 
 static bool u32v_equal(const struct u32v *a, const struct u32v *b)
@@ -980,7 +990,7 @@ static bool http_members(struct hconn *h, uint64_t user, struct u32v *out, char 
         free(r.body);
         if (last) break;
     }
-    qsort(out->v, out->n, sizeof(uint32_t), cmp_u32);
+    u32v_sort(out);
     if ((long long)out->n != pushed) {
         snprintf(why, wlen, "pages list %zu messages, pushed says %lld", out->n, pushed);
         return false;
@@ -1024,7 +1034,7 @@ static int mode_check(int argc, char **argv)
     for (int i = 0; i < nlogs; i++) read_log(logs[i], attempts);
     read_db(db);
     if (sql) read_sql_members(sql);
-    for (size_t i = 0; i < keys.n; i++) qsort(keys.v[i].sql.v, keys.v[i].sql.n, sizeof(uint32_t), cmp_u32);
+    for (size_t i = 0; i < keys.n; i++) u32v_sort(&keys.v[i].sql);
 
     long ops[3] = {0}, lost = 0, unexpected = 0, failed_present = 0, ind_applied = 0;
     long rows = 0, row_errors = 0, col_errors = 0, sql_errors = 0, svc_errors = 0, replay_equal = 0;
@@ -1040,7 +1050,7 @@ static int mode_check(int argc, char **argv)
     for (size_t ki = 0; ki < keys.n; ki++) {
         struct ckey *k = &keys.v[ki];
         /* operations: attempts of one offset merged, the best status wins */
-        qsort(k->ops, k->nops, sizeof(*k->ops), cmp_op);
+        if (k->nops > 1) qsort(k->ops, k->nops, sizeof(*k->ops), cmp_op);
         size_t w = 0;
         for (size_t i = 0; i < k->nops; i++)
             if (w == 0 || k->ops[w - 1].off != k->ops[i].off) k->ops[w++] = k->ops[i];
@@ -1169,6 +1179,18 @@ static int mode_check(int argc, char **argv)
     if (shown > show) printf("# ... %ld more problems not shown\n", shown - show);
     bool ok = !lost && !unexpected && !row_errors && !col_errors && !sql_errors && !svc_errors &&
               replay_equal == rows;
+    free(dbm.v);
+    free(svc.v);
+    free(ack.v);
+    free(allowed.v);
+    for (size_t i = 0; i < keys.n; i++) {
+        free(keys.v[i].name);
+        free(keys.v[i].ops);
+        free(keys.v[i].bits);
+        free(keys.v[i].sql.v);
+    }
+    free(keys.v);
+    free(keys.table);
     return ok ? 0 : 1;
 }
 
@@ -1482,6 +1504,9 @@ static int mode_shutdown(int argc, char **argv)
         printf("shutdown: %s sent=%ld acked=%ld errors=%ld unanswered=%ld\n", w ? "post" : "pre",
                atomic_load(&S->n[w][SD_SENT]), atomic_load(&S->n[w][SD_ACK]), atomic_load(&S->n[w][SD_ERR]),
                atomic_load(&S->n[w][SD_UNANSWERED]));
+    free(cl);
+    free(th);
+    free(S);
     return 0;
 }
 
