@@ -249,7 +249,7 @@ static struct db_job *query_start(struct db *db, struct db_job *job)
     job->queued = true;
     db->queued++;
     if (!db_is_up(db)) {
-        job_fail_soon(job, "database unavailable");
+        job_fail_soon(job, "no connection to PostgreSQL is up");
         return job;
     }
     struct timeval tv = ms_to_tv(db->cfg->pg_queue_timeout_ms);
@@ -321,7 +321,7 @@ static void conn_lost(struct db_conn *c, const char *why)
     event_add(c->timer, &tv);
     if (!c->listener && !db_is_up(db)) {
         struct db_job *q;
-        while ((q = TAILQ_FIRST(&db->queue)) != NULL) job_fail_soon(q, "database unavailable");
+        while ((q = TAILQ_FIRST(&db->queue)) != NULL) job_fail_soon(q, "every connection to PostgreSQL was lost");
     }
     if (job) job_finish(job, DB_UNAVAILABLE, reason);
 }
