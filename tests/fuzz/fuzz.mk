@@ -1,0 +1,80 @@
+# tests/fuzz/fuzz.mk — libFuzzer targets, included by the top-level Makefile.
+#   make fuzz-build   builds every target into $(FUZZ_BUILD) with clang
+#   make fuzz-short   regression inputs, then FUZZ_SHORT_SECONDS of fuzzing per target
+#   make fuzz-long    the same with FUZZ_SECONDS (default 600) per target
+#   make fuzz-seeds   rewrites the generated seeds of tests/fuzz/corpus/codec*/
+# Every variable is FUZZ_-prefixed so that none collides with the main Makefile;
+# the sources are compiled again here with clang and the sanitizers (no gcc objects).
+# See tests/fuzz/README.md.
+
+FUZZ_CC            ?= clang
+FUZZ_BUILD         ?= build-fuzz
+FUZZ_TARGETS       ?= codec codec_ops http rproto
+FUZZ_SECONDS       ?= 600
+FUZZ_SHORT_SECONDS ?= 25
+FUZZ_TIMEOUT       ?= 10
+FUZZ_RSS_MB        ?= 2048
+FUZZ_PKGS          ?= libpq libevent jansson inih hiredis
+FUZZ_SAN           ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS        ?= -std=c11 -O1 -g -Wall -Wextra -Wno-unused-parameter
+FUZZ_CPPFLAGS      ?= -Iinclude -Itests/fuzz -I$(FUZZ_BUILD) -D_GNU_SOURCE \
+                      $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
+FUZZ_LDLIBS        ?= $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lroaring -lm
+
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+.PHONY: fuzz-build fuzz-short fuzz-long fuzz-seeds
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz-short: fuzz-build
+	@bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SHORT_SECONDS) $(FUZZ_TIMEOUT) $(FUZZ_RSS_MB) $(FUZZ_TARGETS)
+
+fuzz-long: fuzz-build
+	@bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TIMEOUT) $(FUZZ_RSS_MB) $(FUZZ_TARGETS)
+
+fuzz-seeds: $(FUZZ_BUILD)/gen_seeds
+	mkdir -p tests/fuzz/corpus
+	$< tests/fuzz/corpus
+
+$(FUZZ_BUILD)/gen_seeds: tests/fuzz/gen_seeds.c src/codec.c | $(FUZZ_BUILD)/src
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $^ -lroaring
+
+# The project sources each target needs, instrumented for coverage.
+$(FUZZ_BUILD)/fuzz_codec: $(FUZZ_BUILD)/src/codec.o
+$(FUZZ_BUILD)/fuzz_codec_ops: $(FUZZ_BUILD)/src/codec.o
+$(FUZZ_BUILD)/fuzz_rproto: $(FUZZ_BUILD)/src/rproto.o
+# fuzz_http.c includes src/http.c itself (to reach its static request entry) and is
+# linked with every other module but main.c; ld --wrap replaces each route handler
+# named in the route table with the fuzzer's, and the libevent calls that need a
+# live connection (see fuzz_http.c).
+FUZZ_HTTP_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/src/%.o,$(filter-out src/main.c src/http.c,$(wildcard src/*.c)))
+FUZZ_HTTP_WRAPPED := evhttp_send_reply evhttp_connection_set_closecb evhttp_connection_free \
+                     evhttp_request_get_connection evhttp_connection_get_bufferevent
+$(FUZZ_BUILD)/fuzz_http: $(FUZZ_HTTP_OBJS) $(FUZZ_BUILD)/fuzz_http_stubs.inc $(FUZZ_BUILD)/fuzz_http.wrap
+FUZZ_LDFLAGS_http = -Wl,@$(FUZZ_BUILD)/fuzz_http.wrap
+
+# The handler names of the route table in src/http.c, one a line.
+$(FUZZ_BUILD)/fuzz_http_handlers.txt: src/http.c | $(FUZZ_BUILD)/src
+	sed -n 's/^ *{"[A-Z]*", *"[^"]*", *\([A-Za-z_0-9]*\), *"[^"]*"}.*/\1/p' $< | sort -u > $@.tmp
+	@test -s $@.tmp || { echo "no route handlers found in $<"; exit 1; }
+	mv $@.tmp $@
+
+$(FUZZ_BUILD)/fuzz_http_stubs.inc: $(FUZZ_BUILD)/fuzz_http_handlers.txt
+	sed 's/.*/void __wrap_&(struct http_ctx *c);\nvoid __wrap_&(struct http_ctx *c) { fuzz_route_handler(c); }/' $< > $@
+
+$(FUZZ_BUILD)/fuzz_http.wrap: $(FUZZ_BUILD)/fuzz_http_handlers.txt
+	{ sed 's/^/--wrap=/' $<; for f in $(FUZZ_HTTP_WRAPPED); do echo "--wrap=$$f"; done; } > $@
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h | $(FUZZ_BUILD)/src
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -MMD -MP -MF $@.d \
+		-o $@ $< $(filter %.o,$^) $(FUZZ_LDFLAGS_$*) $(FUZZ_LDLIBS)
+
+$(FUZZ_BUILD)/src/%.o: src/%.c | $(FUZZ_BUILD)/src
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP \
+		-c -o $@ $<
+
+$(FUZZ_BUILD)/src:
+	mkdir -p $@
+
+-include $(wildcard $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/src/*.d)
