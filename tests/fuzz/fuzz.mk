@@ -3,6 +3,7 @@
 #   make fuzz-short   regression inputs, then FUZZ_SHORT_SECONDS of fuzzing per target
 #   make fuzz-long    the same with FUZZ_SECONDS (default 600) per target
 #   make fuzz-seeds   rewrites the generated seeds of tests/fuzz/corpus/codec*/
+#   make fuzz-coverage line and branch coverage of the sources by the corpora so far
 # Every variable is FUZZ_-prefixed so that none collides with the main Makefile;
 # the sources are compiled again here with clang and the sanitizers (no gcc objects).
 # See tests/fuzz/README.md.
@@ -23,7 +24,7 @@ FUZZ_LDLIBS        ?= $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lroar
 
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
-.PHONY: fuzz-build fuzz-short fuzz-long fuzz-seeds
+.PHONY: fuzz-build fuzz-short fuzz-long fuzz-seeds fuzz-coverage
 
 fuzz-build: $(FUZZ_BINS)
 
@@ -74,7 +75,39 @@ $(FUZZ_BUILD)/src/%.o: src/%.c | $(FUZZ_BUILD)/src
 	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP \
 		-c -o $@ $<
 
-$(FUZZ_BUILD)/src:
+$(FUZZ_BUILD)/src $(FUZZ_BUILD)/cov/src:
 	mkdir -p $@
 
--include $(wildcard $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/src/*.d)
+# Coverage: the targets again with clang's source-based coverage (no sanitizers),
+# run once over build-fuzz/corpus/<target>, the regression inputs and the seeds.
+FUZZ_COV       := $(FUZZ_BUILD)/cov
+FUZZ_COVFLAGS  ?= -fprofile-instr-generate -fcoverage-mapping
+FUZZ_COV_SRCS  ?= src/codec.c src/rproto.c src/router.c src/reqparse.c src/http.c
+FUZZ_PROFDATA  ?= llvm-profdata-14
+FUZZ_LLVM_COV  ?= llvm-cov-14
+$(FUZZ_COV)/fuzz_codec: $(FUZZ_COV)/src/codec.o
+$(FUZZ_COV)/fuzz_codec_ops: $(FUZZ_COV)/src/codec.o
+$(FUZZ_COV)/fuzz_rproto: $(FUZZ_COV)/src/rproto.o
+$(FUZZ_COV)/fuzz_http: $(FUZZ_HTTP_OBJS:$(FUZZ_BUILD)/src/%=$(FUZZ_COV)/src/%) \
+                       $(FUZZ_BUILD)/fuzz_http_stubs.inc $(FUZZ_BUILD)/fuzz_http.wrap
+
+$(FUZZ_COV)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h | $(FUZZ_COV)/src
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_COVFLAGS) -fsanitize=fuzzer -MMD -MP -MF $@.d \
+		-o $@ $< $(filter %.o,$^) $(FUZZ_LDFLAGS_$*) $(FUZZ_LDLIBS)
+
+$(FUZZ_COV)/src/%.o: src/%.c | $(FUZZ_COV)/src
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_COVFLAGS) -MMD -MP -c -o $@ $<
+
+fuzz-coverage: $(FUZZ_TARGETS:%=$(FUZZ_COV)/fuzz_%)
+	@set -e; rm -f $(FUZZ_COV)/*.profraw; for t in $(FUZZ_TARGETS); do \
+	  dirs=; for d in $(FUZZ_BUILD)/corpus/$$t tests/fuzz/regress/$$t tests/fuzz/corpus/$$t; do \
+	    [ -d $$d ] && dirs="$$dirs $$d"; done; \
+	  LLVM_PROFILE_FILE=$(FUZZ_COV)/$$t.profraw $(FUZZ_COV)/fuzz_$$t -runs=0 -max_len=20000 $$dirs \
+	    > $(FUZZ_COV)/$$t.log 2>&1; done
+	$(FUZZ_PROFDATA) merge -sparse -o $(FUZZ_COV)/all.profdata $(FUZZ_COV)/*.profraw
+	$(FUZZ_LLVM_COV) report $(FUZZ_COV)/fuzz_$(firstword $(FUZZ_TARGETS)) \
+		$(foreach t,$(wordlist 2,99,$(FUZZ_TARGETS)),-object $(FUZZ_COV)/fuzz_$(t)) \
+		-instr-profile=$(FUZZ_COV)/all.profdata $(FUZZ_COV_SRCS)
+	@echo "line by line: $(FUZZ_LLVM_COV) show $(FUZZ_COV)/fuzz_http -instr-profile=$(FUZZ_COV)/all.profdata src/http.c"
+
+-include $(wildcard $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/src/*.d $(FUZZ_BUILD)/cov/*.d $(FUZZ_BUILD)/cov/src/*.d)

@@ -487,7 +487,14 @@ static void fuzz_route_handler(struct http_ctx *c)
         if (s) json_object_set_new(echo, qints[i].name, json_integer(v));
     }
 
-    /* body fields */
+    /* body fields; a PUT needs a body */
+    if (strcmp(c->route->method, "PUT") == 0) {
+        bool has = c->body != NULL;
+        if (!has) expect(400, "invalid_json");
+        res = http_body_or_reply(c);
+        CHECK(res == has, "http_body_or_reply says %d with%s a body", res, has ? "" : "out");
+        if (!res) goto answered;
+    }
     if (c->body) {
         const char *key;
         json_t *val;
