@@ -391,8 +391,14 @@ void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag)
     conn_request_done(c);
     struct evkeyvalq *out = evhttp_request_get_output_headers(req);
     struct evbuffer *buf = evbuffer_new();
-    char *text = json_dumps(obj, JSON_COMPACT);
+    char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
     json_decref(obj);
+    if (!text) { /* out of memory, or a value jansson refused */
+        static const char fallback[] = "{\"error\":{\"code\":\"internal\",\"message\":\"the reply could not be encoded\"}}";
+        text = strdup(fallback);
+        status = 500;
+        etag = -1;
+    }
     evhttp_add_header(out, "Content-Type", "application/json");
     if (draining) evhttp_add_header(out, "Connection", "close");
     if (etag >= 0) {
@@ -423,6 +429,33 @@ void http_reply_text(struct http_ctx *c, int status, const char *content_type, s
     ctx_free(c);
 }
 
+/* Replaces, in place, every byte that does not belong to a well-formed UTF-8
+ * sequence with '?': messages quote client bytes (a path, a query key, a body key
+ * cut at 64 bytes), and JSON strings must be UTF-8 (json_pack refuses anything else,
+ * which left the error reply without a body). */
+static void utf8_scrub(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+        bool ok = n >= 0 && !(n == 1 && *p < 0xc2) && !(n == 3 && *p > 0xf4);
+        for (int i = 1; ok && i <= n; i++) ok = (p[i] & 0xc0) == 0x80;
+        if (ok && n == 2) { /* no overlong forms, no UTF-16 surrogates */
+            unsigned cp = ((p[0] & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6);
+            ok = cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff);
+        }
+        if (ok && n == 3) {
+            unsigned cp = ((p[0] & 0x07u) << 18) | ((p[1] & 0x3fu) << 12);
+            ok = cp >= 0x10000 && cp <= 0x10ffff;
+        }
+        if (!ok) {
+            *p++ = '?';
+            continue;
+        }
+        p += n + 1;
+    }
+}
+
 void http_reply_error(struct http_ctx *c, int status, const char *code, const char *fmt, ...)
 {
     char msg[512];
@@ -430,6 +463,7 @@ void http_reply_error(struct http_ctx *c, int status, const char *code, const ch
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    utf8_scrub(msg);
     if (status >= 500) {
         char quoted[4 * sizeof(msg)];
         log_warn("msg=\"request failed\" route=%s status=%d code=%s detail=\"%s\"",
