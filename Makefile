@@ -21,13 +21,16 @@ TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 # hiredis clients used by the integration tests (not unit tests)
 TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 
-.PHONY: all deps run test unit integration test-sanitize psql bench format clean help
+.PHONY: all deps run test unit integration test-sanitize integration-sanitize valgrind psql bench format clean help
 
 all: $(BUILD)/bitmapd $(TOOLS)
 
 help:
 	@echo "make run       install missing packages, build, start the embedded PostgreSQL, migrate, serve"
 	@echo "make test      install, build, unit tests (plain and ASan/UBSan), integration tests"
+	@echo "               (plain and against an ASan/UBSan bitmapd), the valgrind leak run"
+	@echo "make integration-sanitize   only the integration suite against an ASan/UBSan bitmapd"
+	@echo "make valgrind  only the valgrind leak run (scripts/valgrind.sh)"
 	@echo "make psql      psql on the service's database; ARGS='-c \"...\"' passes through"
 	@echo "make bench     load test against a throwaway service; figures to docs/benchmarks.md"
 
@@ -58,10 +61,51 @@ test-sanitize:
 integration: all
 	@bash scripts/test_integration.sh
 
+# The whole integration suite against a bitmapd built with ASan + UBSan, in
+# build-asan-it. Built with clang: its one runtime writes ASan, LSan and UBSan
+# reports to log_path, while gcc's separate libubsan ignores log_path and prints
+# to stderr, where a test may throw it away. Every sanitized process writes its
+# reports to $(SAN_LOGS)/<test name>.<pid> (tests/integration/lib.sh names them,
+# and checks each instance stop_service stops); any report, even one from an
+# instance a test killed or from bitmapd --migrate, fails the run below. Leaks are
+# checked at exit, so an instance that leaks after SIGTERM exits 86 with a report.
+# The test clients stay the plain ones in $(BUILD)/tools. IT_TESTS=REGEX runs
+# only the matching test files (TESTS of scripts/test_integration.sh).
+IT_TESTS  ?=
+SAN_CC    ?= clang
+SAN_BUILD  = build-asan-it
+SAN_LOGS   = $(CURDIR)/$(SAN_BUILD)/reports
+SAN_COMMON = halt_on_error=1:exitcode=86:log_path=$(SAN_LOGS)/runner
+SAN_ASAN   = detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:strict_string_checks=1:handle_abort=1:$(SAN_COMMON)
+SAN_UBSAN  = print_stacktrace=1:$(SAN_COMMON)
+
+integration-sanitize: all
+	$(MAKE) BUILD=$(SAN_BUILD) CC=$(SAN_CC) SANITIZE=address,undefined $(SAN_BUILD)/bitmapd
+	@rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
+	@rc=0; start=$$(date +%s); \
+	ASAN_OPTIONS='$(SAN_ASAN)' UBSAN_OPTIONS='$(SAN_UBSAN)' LSAN_OPTIONS= \
+	  BITMAPD_SANITIZER_LOGS='$(SAN_LOGS)' BITMAPD_BIN='$(CURDIR)/$(SAN_BUILD)/bitmapd' \
+	  BITMAPD_TOOLS='$(CURDIR)/$(BUILD)/tools' TESTS='$(IT_TESTS)' bash scripts/test_integration.sh || rc=$$?; \
+	reports=$$(find '$(SAN_LOGS)' -type f | sort); \
+	for f in $$reports; do echo "== sanitizer report $$(basename $$f) (test name.pid)"; head -n 80 "$$f"; done; \
+	if [ -n "$$reports" ]; then rc=1; fi; \
+	echo "integration-sanitize: $$(echo $$reports | wc -w) sanitizer report(s), suite exit $$rc, $$(( $$(date +%s) - start ))s"; \
+	exit $$rc
+
+# A short run of the service under valgrind (memcheck), in build-vg: -O1 -g, no
+# sanitizers. Fails on any definite or indirect leak and any invalid access.
+VG_BUILD = build-vg
+
+valgrind:
+	$(MAKE) BUILD=$(VG_BUILD) CFLAGS='-O1 -g' SANITIZE= $(VG_BUILD)/bitmapd
+	@BITMAPD_BIN='$(CURDIR)/$(VG_BUILD)/bitmapd' bash scripts/valgrind.sh
+
 test: deps
 	$(MAKE) all unit
 	$(MAKE) test-sanitize
 	$(MAKE) integration
+	$(MAKE) integration-sanitize
+	$(MAKE) valgrind
 
 run: deps all
 	@bash scripts/run.sh
@@ -82,7 +126,7 @@ format:
 	clang-format -i src/*.c include/*.h tests/*.c
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-asan-it build-vg
 
 -include $(OBJS:.o=.d) $(TESTS:=.d) $(TOOLS:=.d)
 

@@ -25,6 +25,11 @@
 #   jget FILTER                       jq -c -r FILTER on HTTP_BODY
 #
 # Checks never return non-zero, so a test may use `set -e` safely.
+#
+# Under `make integration-sanitize` (BITMAPD_SANITIZER_LOGS set, BITMAPD_BIN built
+# with ASan + UBSan), every process this test starts writes its sanitizer reports
+# to $BITMAPD_SANITIZER_LOGS/<test name>.<pid>, and stop_service checks the
+# instance it stopped: "ok - ... no sanitizer report" or "not ok" with the report.
 
 BITMAPD_ROOT=${BITMAPD_ROOT:-$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)}
 BITMAPD_BIN=${BITMAPD_BIN:-$BITMAPD_ROOT/build/bitmapd}
@@ -32,6 +37,16 @@ if [[ -z ${BITMAPD_TEST_TMP:-} ]]; then
   BITMAPD_TEST_TMP=$(mktemp -d /tmp/bitmapd-test.XXXXXX)
 fi
 export BITMAPD_ROOT BITMAPD_BIN BITMAPD_TEST_TMP
+
+# ASan/LSan/UBSan: the last log_path in the options wins, so the Makefile's
+# (runner.<pid>) becomes <test name>.<pid> for everything started from here on.
+_SANITIZER_PREFIX=
+if [[ -n ${BITMAPD_SANITIZER_LOGS:-} ]]; then
+  _SANITIZER_PREFIX=$BITMAPD_SANITIZER_LOGS/$(basename -- "$0" .sh)
+  ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}log_path=$_SANITIZER_PREFIX"
+  UBSAN_OPTIONS="${UBSAN_OPTIONS:-}${UBSAN_OPTIONS:+:}log_path=$_SANITIZER_PREFIX"
+  export ASAN_OPTIONS UBSAN_OPTIONS
+fi
 
 CHECKS_FAILED=0
 CHECKS_RUN=0
@@ -138,25 +153,46 @@ start_service() { # [extra bitmapd args...]
 }
 
 stop_service() { # [PORT]
-  local port=${1:-$PORT} pid i
+  local port=${1:-$PORT} pid i wait_tenths=100
+  # Sanitized: past the service's own 10 s shutdown deadline, so that an instance
+  # that waits it out still exits by itself and is checked for leaks.
+  [[ -z $_SANITIZER_PREFIX ]] || wait_tenths=150
   pid=${_SERVICE_PIDS[$port]:-}
   [[ -n $pid ]] || return 0
   unset "_SERVICE_PIDS[$port]"
   rm -f "$BITMAPD_TEST_TMP/bitmapd.$port.pid"
   SERVICE_EXIT=
   if kill -TERM "$pid" 2>/dev/null; then
-    for ((i = 0; i < 100; i++)); do
+    for ((i = 0; i < wait_tenths; i++)); do
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
     done
     if kill -0 "$pid" 2>/dev/null; then
-      echo "# bitmapd (pid $pid, port $port) ignored SIGTERM for 10 s; sending SIGKILL"
+      echo "# bitmapd (pid $pid, port $port) ignored SIGTERM for $((wait_tenths / 10)) s; sending SIGKILL"
       kill -KILL "$pid" 2>/dev/null || true
     fi
   fi
   SERVICE_EXIT=0
   wait "$pid" 2>/dev/null || SERVICE_EXIT=$?
+  _sanitizer_check "$pid" "$port"
   return 0
+}
+
+# _sanitizer_check PID PORT — under make integration-sanitize: a check that the
+# stopped instance wrote no sanitizer report (an error while it ran, or a leak
+# found at exit; the sanitizers exit 86 after a report). Nothing otherwise.
+_sanitizer_check() {
+  [[ -n $_SANITIZER_PREFIX ]] || return 0
+  local report=$_SANITIZER_PREFIX.$1 first=none
+  if [[ -e $report ]]; then
+    first=$(grep -m 1 -E 'ERROR: |runtime error' -- "$report" || head -n 1 -- "$report")
+    [[ -n $first ]] || first="(a report without an ERROR line; below)"
+  fi
+  check "bitmapd pid $1 (port $2): no sanitizer report, exit $SERVICE_EXIT" none "$first"
+  if [[ -e $report ]]; then
+    echo "# $report:"
+    head -n 60 -- "$report" | _diag
+  fi
 }
 
 rcli() { # [redis-cli args...]
