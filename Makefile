@@ -28,7 +28,8 @@ all: $(BUILD)/bitmapd $(TOOLS)
 help:
 	@echo "make run       install missing packages, build, start the embedded PostgreSQL, migrate, serve"
 	@echo "make test      install, build, unit tests (plain and ASan/UBSan), integration tests"
-	@echo "               (plain and against an ASan/UBSan bitmapd), the valgrind leak run"
+	@echo "               (plain and against an ASan/UBSan bitmapd), the valgrind leak run, and"
+	@echo "               about 25 s of libFuzzer per target (make fuzz-short; fuzz-long: FUZZ_SECONDS)"
 	@echo "make integration-sanitize   only the integration suite against an ASan/UBSan bitmapd"
 	@echo "make valgrind  only the valgrind leak run (scripts/valgrind.sh)"
 	@echo "make psql      psql on the service's database; ARGS='-c \"...\"' passes through"
@@ -106,6 +107,7 @@ test: deps
 	$(MAKE) integration
 	$(MAKE) integration-sanitize
 	$(MAKE) valgrind
+	$(MAKE) fuzz-short
 
 run: deps all
 	@bash scripts/run.sh

@@ -153,10 +153,10 @@ start_service() { # [extra bitmapd args...]
 }
 
 stop_service() { # [PORT]
-  local port=${1:-$PORT} pid i wait_tenths=100
-  # Sanitized: past the service's own 10 s shutdown deadline, so that an instance
-  # that waits it out still exits by itself and is checked for leaks.
-  [[ -z $_SANITIZER_PREFIX ]] || wait_tenths=150
+  # 15 s: past the service's own 10 s shutdown deadline ([service]
+  # shutdown_timeout_s), so that an instance that waits it out still exits by
+  # itself (and, sanitized, is checked for leaks) instead of being killed
+  local port=${1:-$PORT} pid i wait_tenths=150
   pid=${_SERVICE_PIDS[$port]:-}
   [[ -n $pid ]] || return 0
   unset "_SERVICE_PIDS[$port]"
@@ -247,7 +247,7 @@ lock_open() {
   local t=$BITMAPD_TEST_TMP
   rm -f "$t/lock.fifo" "$t/lock.out"
   mkfifo "$t/lock.fifo"
-  psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 <"$t/lock.fifo" >"$t/lock.out" 2>&1 &
+  psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1 <"$t/lock.fifo" >"$t/lock.out" 2>&1 &
   LOCK_PID=$!
   echo "$LOCK_PID" >"$t/lock.pid"
   exec 8>"$t/lock.fifo"

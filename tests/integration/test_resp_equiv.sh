@@ -8,7 +8,7 @@ set -uo pipefail
 # shellcheck source=tests/integration/lib.sh
 source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 
-TOOLS=$BITMAPD_ROOT/build/tools
+TOOLS=${BITMAPD_TOOLS:-$BITMAPD_ROOT/build/tools}
 T=$BITMAPD_TEST_TMP
 REDIS_PID_FILE=$T/redis-server.pid # the runner kills what *.pid names if we die
 

@@ -57,7 +57,7 @@ static int io_timeout_s = 5;
 
 /* ---- small helpers ----------------------------------------------------------------- */
 
-static void die(const char *fmt, ...)
+__attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
