@@ -32,12 +32,14 @@ struct db_job {
     void *arg;
     bool cancelled;
     bool queued;
+    bool failing;        /* in db->failing, its timer set to fire at once */
     bool local;          /* db_defer(): no statement, answered DB_OK on the next turn */
     int stmt;            /* db_query_prepared(): the statement's number, else -1 */
     bool preparing;      /* the Parse of stmt is in flight on this job's connection */
     struct event *timer; /* queue deadline, or immediate failure */
     PGresult *res;       /* first result of the statement */
     const char *fail_message;
+    char *fail_copy;     /* owned text behind fail_message, when it came from a lost connection */
 };
 
 TAILQ_HEAD(job_queue, db_job);
@@ -64,6 +66,7 @@ struct db {
     struct db_conn *conns;
     int nconns;
     struct job_queue queue;
+    struct job_queue failing; /* jobs to be failed on the next turn (job_fail_soon) */
     int queued;
     unsigned long queries, failures, reconnects;
     struct db_conn *listen;   /* NULL until db_listen() */
@@ -92,6 +95,7 @@ static void job_free(struct db_job *job)
     if (job->res) PQclear(job->res);
     free(job->sql);
     free(job->values);
+    free(job->fail_copy);
     free(job);
 }
 
@@ -131,6 +135,10 @@ static void job_dequeue(struct db_job *job)
 static void job_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct db_job *job = arg;
+    if (job->failing) {
+        TAILQ_REMOVE(&job->db->failing, job, entry);
+        job->failing = false;
+    }
     if (job->local) {
         job_finish(job, DB_OK, NULL);
         return;
@@ -146,6 +154,10 @@ static void job_fail_soon(struct db_job *job, const char *message)
     struct timeval now = {0, 0};
     job_dequeue(job);
     job->fail_message = message;
+    if (!job->failing) {
+        TAILQ_INSERT_TAIL(&job->db->failing, job, entry); /* so that db_free finds it */
+        job->failing = true;
+    }
     event_add(job->timer, &now);
 }
 
@@ -323,7 +335,13 @@ static void conn_lost(struct db_conn *c, const char *why)
         struct db_job *q;
         while ((q = TAILQ_FIRST(&db->queue)) != NULL) job_fail_soon(q, "every connection to PostgreSQL was lost");
     }
-    if (job) job_finish(job, DB_UNAVAILABLE, reason);
+    if (job) {
+        /* on a later turn: a send can fail at once, inside db_query() itself, whose
+         * caller must get a live handle back and never its callback before it */
+        free(job->fail_copy);
+        job->fail_copy = strdup(reason);
+        job_fail_soon(job, job->fail_copy ? job->fail_copy : "connection lost");
+    }
 }
 
 /* Hands every notification libpq has read to the listener's callback. */
@@ -581,6 +599,7 @@ struct db *db_new(struct event_base *base, const struct config *cfg, const char 
     db->dsn = strdup(dsn);
     db->conns = calloc((size_t)db->nconns, sizeof(*db->conns));
     TAILQ_INIT(&db->queue);
+    TAILQ_INIT(&db->failing);
     snprintf(db->options, sizeof(db->options), "-c statement_timeout=%d", cfg->pg_query_timeout_ms);
     if (!db->dsn || !db->conns) goto err;
     for (int i = 0; i < db->nconns; i++) {
@@ -641,6 +660,10 @@ void db_free(struct db *db)
     free(db->listen_channel);
     while ((job = TAILQ_FIRST(&db->queue)) != NULL) {
         job_dequeue(job);
+        job_free(job);
+    }
+    while ((job = TAILQ_FIRST(&db->failing)) != NULL) {
+        TAILQ_REMOVE(&db->failing, job, entry);
         job_free(job);
     }
     for (int i = 0; db->conns && i < db->nconns; i++) conn_free(&db->conns[i]);
