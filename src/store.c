@@ -34,8 +34,8 @@ struct store {
     struct load_ctx *ready;       /* reads answered from the cache, for the next turn */
     struct event *ready_ev;
     int loads_in_flight;
-    struct cas_batch *cas_sent;   /* write statements in flight, for store_free */
-    struct load_batch *load_sent; /* load statements in flight, for store_free */
+    struct sent_node *cas_sent;   /* write statements in flight, for store_free */
+    struct sent_node *load_sent;  /* load statements in flight, for store_free */
     unsigned listen_gen;          /* changes of the listener's state */
     struct event *recheck_ev;     /* the trigger check again, after it could not run */
     struct store_stats stats;
@@ -180,26 +180,34 @@ struct load_ctx {
     uint64_t mark;
 };
 
+/* A batch whose statement is in flight, listed so that store_free can free it if
+ * the loop ends first (the pool then drops the job without a callback). */
+struct sent_node {
+    struct sent_node *next, **pprev;
+};
+
+static void sent_link(struct sent_node **head, struct sent_node *n)
+{
+    n->next = *head;
+    n->pprev = head;
+    if (*head) (*head)->pprev = &n->next;
+    *head = n;
+}
+
+static void sent_unlink(struct sent_node *n)
+{
+    *n->pprev = n->next;
+    if (n->next) n->next->pprev = n->pprev;
+}
+
+#define SENT_BATCH(node, type) ((type *)(void *)((char *)(node) - offsetof(type, sent)))
+
 struct load_batch {
     struct store *st;
     struct load_ctx *reqs;
     size_t nkeys;
-    struct load_batch *sent_next, **sent_pprev; /* in st->load_sent while in flight */
+    struct sent_node sent; /* in st->load_sent while in flight */
 };
-
-static void load_sent_link(struct store *st, struct load_batch *b)
-{
-    b->sent_next = st->load_sent;
-    b->sent_pprev = &st->load_sent;
-    if (st->load_sent) st->load_sent->sent_pprev = &b->sent_next;
-    st->load_sent = b;
-}
-
-static void load_sent_unlink(struct load_batch *b)
-{
-    *b->sent_pprev = b->sent_next;
-    if (b->sent_next) b->sent_next->sent_pprev = b->sent_pprev;
-}
 
 static void load_ctx_free(struct load_ctx *ctx)
 {
@@ -319,7 +327,7 @@ static void load_batch_done(const struct db_result *r, void *arg)
     enum store_status s = status_of(r);
     struct load_ctx *ctx;
 
-    load_sent_unlink(b);
+    sent_unlink(&b->sent);
     if (s == STORE_OK) {
         /* requests are in statement order: walk the rows by their ordinal */
         int nrows = PQntuples(r->res);
@@ -410,7 +418,7 @@ static bool load_send(struct store *st)
             pa_int8(&xids, have ? (int64_t)held->xid : -1);
         }
     nkeys = b->nkeys;
-    load_sent_link(st, b); /* before the query: a failed send completes it at once */
+    sent_link(&st->load_sent, &b->sent); /* before the query, so that store_free finds it whatever follows */
     if (!a.oom && !vers.oom && !xids.oom) {
         struct db_param p[3] = {pa_param(&a), pa_param(&vers), pa_param(&xids)};
         job = db_query_prepared(st->db, STMT_LOAD, SQL_LOAD, 3, p, load_batch_done, b);
@@ -420,7 +428,7 @@ static bool load_send(struct store *st)
     free(xids.buf);
     if (!job && !(job = db_defer(st->db, load_batch_unsent, b))) {
         struct load_ctx *last = b->reqs;
-        load_sent_unlink(b);
+        sent_unlink(&b->sent);
         while (last->next) last = last->next;
         last->next = st->load_queue; /* back to the front, in order */
         st->load_queue = b->reqs;
@@ -429,7 +437,7 @@ static bool load_send(struct store *st)
     }
     st->loads_in_flight++;
     st->stats.load_statements++;
-    metrics_observe_size(&metrics.load_batch_keys, (double)nkeys); /* b may be gone already */
+    metrics_observe_size(&metrics.load_batch_keys, (double)nkeys);
     return true;
 }
 
@@ -555,22 +563,8 @@ struct cas_batch {
     struct cas_call *calls;
     uint64_t mark;
     int32_t ngroups;
-    struct cas_batch *sent_next, **sent_pprev; /* in st->cas_sent while in flight */
+    struct sent_node sent; /* in st->cas_sent while in flight */
 };
-
-static void cas_sent_link(struct store *st, struct cas_batch *b)
-{
-    b->sent_next = st->cas_sent;
-    b->sent_pprev = &st->cas_sent;
-    if (st->cas_sent) st->cas_sent->sent_pprev = &b->sent_next;
-    st->cas_sent = b;
-}
-
-static void cas_sent_unlink(struct cas_batch *b)
-{
-    *b->sent_pprev = b->sent_next;
-    if (b->sent_next) b->sent_next->sent_pprev = b->sent_pprev;
-}
 
 static void cas_call_free(struct cas_call *c)
 {
@@ -623,7 +617,7 @@ static void cas_batch_done(const struct db_result *r, void *arg)
     bool have_xid = false;
     uint32_t xid = 0;
 
-    cas_sent_unlink(b);
+    sent_unlink(&b->sent);
     if (!conflict) {
         s = STORE_ERROR;
         err = "out of memory";
@@ -773,8 +767,8 @@ static bool cas_send(struct store *st)
             pa_int4(&grps, c->first_group + w->group);
             pa_int8_or_null(&lens, w->nbytes);
         }
-    for (c = b->calls; c; c = c->next) ncalls++; /* b may be gone once the query is sent */
-    cas_sent_link(st, b); /* before the query: a failed send completes it at once */
+    for (c = b->calls; c; c = c->next) ncalls++;
+    sent_link(&st->cas_sent, &b->sent); /* before the query, so that store_free finds it whatever follows */
     if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom)) {
         struct db_param p[7] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
                                 pa_param(&crcs), pa_param(&grps), pa_param(&lens)};
@@ -790,7 +784,7 @@ static bool cas_send(struct store *st)
     /* out of memory: the batch's calls fail, from the loop as always */
     if (!job && !(job = db_defer(st->db, cas_batch_unsent, b))) {
         struct cas_call *last = b->calls;
-        cas_sent_unlink(b);
+        sent_unlink(&b->sent);
         while (last->next) last = last->next;
         last->next = st->queue_head; /* back to the front of the queue, in order */
         if (!st->queue_head) st->queue_tail = last;
@@ -996,8 +990,8 @@ void store_free(struct store *st)
     /* Statements still running (the shutdown deadline passed, or their requests went
      * away): db_free drops their jobs without a callback, so their batches go here. */
     while (st->cas_sent) {
-        struct cas_batch *b = st->cas_sent;
-        st->cas_sent = b->sent_next;
+        struct cas_batch *b = SENT_BATCH(st->cas_sent, struct cas_batch);
+        st->cas_sent = b->sent.next;
         while (b->calls) {
             struct cas_call *c = b->calls;
             b->calls = c->next;
@@ -1008,8 +1002,8 @@ void store_free(struct store *st)
         free(b);
     }
     while (st->load_sent) {
-        struct load_batch *b = st->load_sent;
-        st->load_sent = b->sent_next;
+        struct load_batch *b = SENT_BATCH(st->load_sent, struct load_batch);
+        st->load_sent = b->sent.next;
         while (b->reqs) {
             struct load_ctx *ctx = b->reqs;
             b->reqs = ctx->next;
