@@ -38,7 +38,9 @@ struct http_conn;
 struct http_server *http_server_new(struct app *app) WUR;
 void http_server_free(struct http_server *srv);
 /* Applies the reloadable [http] settings that evhttp holds (body and header caps,
- * the inactivity timeout); the others are read at the time of use. */
+ * the inactivity timeout). evhttp copies them into each connection when it is
+ * accepted, so they apply to new connections; the others (our JSON body limit,
+ * deadlines, the token…) are read at the time of use. */
 void http_server_apply_config(struct http_server *srv);
 /* Appends the per-route request counters and latency histograms (GET /metrics). */
 void http_metrics_render(struct evbuffer *out);
@@ -49,6 +51,8 @@ void http_server_stop_accepting(struct http_server *srv);
 void http_server_drain(struct http_server *srv);
 /* Requests received and not yet answered. */
 int http_inflight(void);
+/* Connections with reply bytes not yet handed to the kernel (shutdown waits for them). */
+int http_server_unsent(const struct http_server *srv);
 
 /* The route table, for --routes and the OpenAPI check. */
 const struct route *http_routes(size_t *n);

@@ -24,6 +24,8 @@ void resp_server_stop_accepting(struct resp_server *srv);
 void resp_server_drain(struct resp_server *srv);
 /* Commands received and not yet answered, over all clients. */
 int resp_inflight(void);
+/* Clients with reply bytes not yet handed to the kernel (shutdown waits for them). */
+int resp_server_unsent(const struct resp_server *srv);
 /* Every command the front end knows (for tests and --commands). */
 void resp_print_commands(void);
 

@@ -112,6 +112,17 @@ static bool draining; /* SIGTERM: every reply closes its connection */
 
 int http_inflight(void) { return inflight; }
 
+int http_server_unsent(const struct http_server *srv)
+{
+    int n = 0;
+    for (size_t fd = 0; srv && fd < srv->by_fd_cap; fd++) {
+        const struct http_conn *conn = srv->by_fd[fd];
+        if (conn && evbuffer_get_length(bufferevent_get_output(evhttp_connection_get_bufferevent(conn->evcon))) > 0)
+            n++;
+    }
+    return n;
+}
+
 /* Requests by route (the last row: no route matched) and status, and latencies. */
 static const int counted_status[] = {200, 400, 401, 404, 405, 409, 412, 413, 500, 503};
 #define NSTATUS (ARRAY_LEN(counted_status) + 1) /* + other */
@@ -197,6 +208,13 @@ static void conn_deadline_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     if (conn->current) return;
+    if (evbuffer_get_length(bufferevent_get_output(evhttp_connection_get_bufferevent(conn->evcon))) > 0) {
+        /* the previous reply is still being written: a pipelined request waits for
+         * it (evhttp reads it only afterwards), and a client that stops reading meets
+         * [http] timeout_s instead; the next request gets a full period */
+        conn_arm_deadline(conn);
+        return;
+    }
     metrics.http_request_timeouts++;
     log_info("msg=\"slow HTTP client: request not received in time\" fd=%d timeout_s=%d", (int)conn->fd,
              conn->srv->app->cfg->http_request_timeout_s);

@@ -91,7 +91,9 @@ static void shutdown_tick(evutil_socket_t fd, short what, void *arg)
 {
     struct shutdown *sd = arg;
     struct timeval tv = {0, 50 * 1000};
-    int pending = http_inflight() + resp_inflight();
+    /* a reply counts until its bytes are written: evhttp and the RESP clients send
+     * from their buffers on later turns, and breaking the loop drops what is left */
+    int pending = http_inflight() + resp_inflight() + http_server_unsent(sd->srv) + resp_server_unsent(sd->resp);
     if (pending == 0 || sd->waited_ms >= sd->cfg->shutdown_timeout_s * 1000) {
         if (pending) log_warn("msg=\"shutdown deadline passed\" unanswered=%d", pending);
         event_base_loopbreak(sd->base);

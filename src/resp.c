@@ -70,6 +70,14 @@ static int g_inflight;
 
 int resp_inflight(void) { return g_inflight; }
 
+int resp_server_unsent(const struct resp_server *srv)
+{
+    int n = 0;
+    for (const struct rclient *cl = srv ? srv->clients : NULL; cl; cl = cl->next)
+        if (cl->bev && evbuffer_get_length(bufferevent_get_output(cl->bev)) > 0) n++;
+    return n;
+}
+
 static void client_pump(struct rclient *cl);
 static void client_free(struct rclient *cl);
 static void client_arm_timer(struct rclient *cl);

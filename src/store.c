@@ -38,6 +38,7 @@ struct store {
     struct sent_node *load_sent;  /* load statements in flight, for store_free */
     unsigned listen_gen;          /* changes of the listener's state */
     struct event *recheck_ev;     /* the trigger check again, after it could not run */
+    unsigned recheck_logged_gen;  /* listen_gen whose failed check was logged */
     struct store_stats stats;
 };
 
@@ -907,12 +908,17 @@ static void triggers_checked(const struct db_result *r, void *arg)
     if (lc->gen == st->listen_gen && db_listening(st->db)) {
         if (ok) {
             cache_set_enabled(st->cache, true);
-        } else if (r->status == DB_UNAVAILABLE) {
-            /* the listener is back before the pool (a restart, terminated backends):
-             * the check could not run, which says nothing about the triggers */
+        } else if (r->status == DB_UNAVAILABLE ||
+                   (r->status == DB_ERROR && r->sqlstate &&
+                    (strncmp(r->sqlstate, "08", 2) == 0 || strncmp(r->sqlstate, "57P", 3) == 0))) {
+            /* the listener is back before the pool (a restart, terminated backends),
+             * or the server is shutting down or starting: the check could not run,
+             * which says nothing about the triggers. Logged once per listener session. */
             struct timeval tv = {0, 200 * 1000};
-            log_info("msg=\"cache stays off until the change triggers can be checked\" detail=\"%s\"",
-                     r->message ? r->message : "");
+            if (st->recheck_logged_gen != st->listen_gen)
+                log_info("msg=\"cache stays off until the change triggers can be checked\" detail=\"%s\"",
+                         r->message ? r->message : "");
+            st->recheck_logged_gen = st->listen_gen;
             event_add(st->recheck_ev, &tv);
         } else {
             log_error("msg=\"cache stays off: the change triggers of bitmapd.bitmaps are missing, disabled or "

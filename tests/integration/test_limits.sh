@@ -191,5 +191,35 @@ got=$(sed -n 's/got_bytes=\([0-9]*\).*/\1/p' <<<"$out")
 check "[resp] write_timeout_s: the closed client got less than it asked for" 1 "$((got < 6165000))"
 check_match "metrics count RESP timeouts (command, idle, write)" '^[3-9]$' "$(metric bitmapd_resp_timeouts_total)"
 check "RESP serves after every limit above" 200 "$(rcli bitcount "${P}pipe")"
+stop_service
+
+# ---- SIGTERM while a big reply is still being written --------------------------------------
+# The reply leaves the service's buffers over many loop turns; shutdown must wait for
+# it (a slowly reading client) instead of dropping what is left when the loop ends.
+start_service || finish
+rcli setbit "${P}huge" 33554431 1 >/dev/null # a 4 MiB value
+out=$(python3 - "$RPORT" "$SERVICE_PID" "${P}huge" <<'PY'
+import os, signal, socket, sys, time
+port, pid, key = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].encode()
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+s.settimeout(20)
+s.connect(("127.0.0.1", port))
+s.sendall(b"*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n" % (len(key), key))
+first = s.recv(65536)        # the reply has started
+os.kill(pid, signal.SIGTERM)  # ... and most of it is still in the service's buffers
+got = len(first)
+while True:
+    time.sleep(0.001)          # a slow reader
+    d = s.recv(65536)
+    if not d:
+        break
+    got += len(d)
+print("got=%d want=%d" % (got, 4194304 + len(b"$4194304\r\n\r\n")))
+PY
+)
+check_match "SIGTERM during a 4 MiB reply: the whole reply arrives before the close" 'got=([0-9]+) want=\1$' "$out"
+stop_service
+check "SIGTERM during a big reply: exit 0" 0 "$SERVICE_EXIT"
 
 finish
