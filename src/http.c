@@ -181,9 +181,16 @@ static void conn_send_raw(struct http_conn *conn, int status, const char *reason
                   "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
                   "Connection: close\r\n\r\n%s",
                   status, reason, bl, body);
+    /* bytes of the request left unread make close() send a reset, which can destroy
+     * the answer before the client reads it: take them first (bounded), and end our
+     * side with a FIN after the answer */
+    char sink[4096];
+    for (int i = 0; i < 16 && recv(conn->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++) {
+    }
     if (ml > 0 && (size_t)ml < sizeof(msg) && send(conn->fd, msg, (size_t)ml, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
         /* the client is gone or not reading: closing is all that is left */
     }
+    shutdown(conn->fd, SHUT_WR);
 }
 
 static void conn_arm_deadline(struct http_conn *conn)
