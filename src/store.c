@@ -39,6 +39,7 @@ struct store {
     unsigned listen_gen;          /* changes of the listener's state */
     struct event *recheck_ev;     /* the trigger check again, after it could not run */
     unsigned recheck_logged_gen;  /* listen_gen whose failed check was logged */
+    struct sent_node *checks;     /* trigger checks in flight, for store_free */
     struct store_stats stats;
 };
 
@@ -181,7 +182,7 @@ struct load_ctx {
     uint64_t mark;
 };
 
-/* A batch whose statement is in flight, listed so that store_free can free it if
+/* A batch (or a check) whose statement is in flight, listed so that store_free can free it if
  * the loop ends first (the pool then drops the job without a callback). */
 struct sent_node {
     struct sent_node *next, **pprev;
@@ -895,6 +896,7 @@ static const char SQL_TRIGGERS_OK[] =
     "         WHERE oid = 'bitmapd._bitmaps_changed()'::regprocedure)";
 
 struct listen_check {
+    struct sent_node sent; /* in st->checks while its statement is out, for store_free */
     struct store *st;
     unsigned gen;
 };
@@ -926,6 +928,7 @@ static void triggers_checked(const struct db_result *r, void *arg)
                       r->message ? r->message : "");
         }
     }
+    sent_unlink(&lc->sent);
     free(lc);
 }
 
@@ -934,8 +937,12 @@ static void triggers_check(struct store *st)
 {
     struct listen_check *lc = malloc(sizeof(*lc));
     if (!lc) return;
-    *lc = (struct listen_check){st, st->listen_gen};
-    if (!db_query(st->db, SQL_TRIGGERS_OK, 0, NULL, triggers_checked, lc)) free(lc);
+    *lc = (struct listen_check){.st = st, .gen = st->listen_gen};
+    sent_link(&st->checks, &lc->sent);
+    if (!db_query(st->db, SQL_TRIGGERS_OK, 0, NULL, triggers_checked, lc)) {
+        sent_unlink(&lc->sent);
+        free(lc);
+    }
 }
 
 static void recheck_cb(evutil_socket_t fd, short what, void *arg)
@@ -1017,6 +1024,11 @@ void store_free(struct store *st)
             load_finish(ctx);
         }
         free(b);
+    }
+    while (st->checks) { /* their jobs are dropped by db_free without a callback */
+        struct listen_check *lc = SENT_BATCH(st->checks, struct listen_check);
+        st->checks = lc->sent.next;
+        free(lc);
     }
     if (st->ready_ev) event_free(st->ready_ev);
     if (st->recheck_ev) event_free(st->recheck_ev);
