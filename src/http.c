@@ -112,14 +112,22 @@ static bool draining; /* SIGTERM: every reply closes its connection */
 
 int http_inflight(void) { return inflight; }
 
+/* Bytes of a reply not yet handed to the kernel, and bytes received not yet parsed. */
+static size_t unsent_bytes(struct evhttp_connection *evcon)
+{
+    return evbuffer_get_length(bufferevent_get_output(evhttp_connection_get_bufferevent(evcon)));
+}
+
+static size_t unread_bytes(struct evhttp_connection *evcon)
+{
+    return evbuffer_get_length(bufferevent_get_input(evhttp_connection_get_bufferevent(evcon)));
+}
+
 int http_server_unsent(const struct http_server *srv)
 {
     int n = 0;
-    for (size_t fd = 0; srv && fd < srv->by_fd_cap; fd++) {
-        const struct http_conn *conn = srv->by_fd[fd];
-        if (conn && evbuffer_get_length(bufferevent_get_output(evhttp_connection_get_bufferevent(conn->evcon))) > 0)
-            n++;
-    }
+    for (size_t fd = 0; srv && fd < srv->by_fd_cap; fd++)
+        if (srv->by_fd[fd] && unsent_bytes(srv->by_fd[fd]->evcon) > 0) n++;
     return n;
 }
 
@@ -168,14 +176,14 @@ void http_metrics_render(struct evbuffer *out)
 
 /* Best effort, straight to the socket: for a connection that never produced a
  * request evhttp could answer. Only when nothing else is waiting to be sent. */
-static void conn_send_raw(struct http_conn *conn, int status, const char *reason, const char *code,
+static void conn_send_raw(struct evhttp_connection *evcon, int status, const char *reason, const char *code,
                           const char *message)
 {
-    struct bufferevent *bev = evhttp_connection_get_bufferevent(conn->evcon);
+    evutil_socket_t fd = bufferevent_getfd(evhttp_connection_get_bufferevent(evcon));
     char body[256], msg[512];
     int bl, ml;
 
-    if (evbuffer_get_length(bufferevent_get_output(bev)) > 0) return;
+    if (unsent_bytes(evcon) > 0) return;
     bl = snprintf(body, sizeof(body), "{\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}\n", code, message);
     ml = snprintf(msg, sizeof(msg),
                   "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
@@ -185,12 +193,12 @@ static void conn_send_raw(struct http_conn *conn, int status, const char *reason
      * the answer before the client reads it: take them first (bounded), and end our
      * side with a FIN after the answer */
     char sink[4096];
-    for (int i = 0; i < 16 && recv(conn->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++) {
+    for (int i = 0; i < 16 && recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++) {
     }
-    if (ml > 0 && (size_t)ml < sizeof(msg) && send(conn->fd, msg, (size_t)ml, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+    if (ml > 0 && (size_t)ml < sizeof(msg) && send(fd, msg, (size_t)ml, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
         /* the client is gone or not reading: closing is all that is left */
     }
-    shutdown(conn->fd, SHUT_WR);
+    shutdown(fd, SHUT_WR);
 }
 
 static void conn_arm_deadline(struct http_conn *conn)
@@ -215,7 +223,7 @@ static void conn_deadline_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     if (conn->current) return;
-    if (evbuffer_get_length(bufferevent_get_output(evhttp_connection_get_bufferevent(conn->evcon))) > 0) {
+    if (unsent_bytes(conn->evcon) > 0) {
         /* the previous reply is still being written: a pipelined request waits for
          * it (evhttp reads it only afterwards), and a client that stops reading meets
          * [http] timeout_s instead; the next request gets a full period */
@@ -226,7 +234,7 @@ static void conn_deadline_cb(evutil_socket_t fd, short what, void *arg)
     log_info("msg=\"slow HTTP client: request not received in time\" fd=%d timeout_s=%d", (int)conn->fd,
              conn->srv->app->cfg->http_request_timeout_s);
     snprintf(msg, sizeof(msg), "the request did not arrive whole within %d s", conn->srv->app->cfg->http_request_timeout_s);
-    conn_send_raw(conn, 408, "Request Timeout", "request_timeout", msg);
+    conn_send_raw(conn->evcon, 408, "Request Timeout", "request_timeout", msg);
     evhttp_connection_free(conn->evcon); /* calls conn_closed, which frees conn */
 }
 
@@ -295,7 +303,7 @@ static enum attach conn_attach(struct http_server *srv, struct evhttp_connection
     srv->by_fd[fd] = conn;
     srv->nconns++;
     evhttp_connection_set_closecb(evcon, conn_closed, conn);
-    if (evbuffer_get_length(bufferevent_get_input(bev)) > 0) conn_arm_deadline(conn);
+    if (unread_bytes(evcon) > 0) conn_arm_deadline(conn);
     *out = conn;
     return ATTACH_OK;
 }
@@ -303,13 +311,12 @@ static enum attach conn_attach(struct http_server *srv, struct evhttp_connection
 /* Over [http] max_connections: answered and closed, like Redis's maxclients. */
 static void conn_reject(struct http_server *srv, struct evhttp_connection *evcon)
 {
-    struct http_conn tmp = {.srv = srv, .evcon = evcon, .fd = bufferevent_getfd(evhttp_connection_get_bufferevent(evcon))};
     char msg[96];
     metrics.http_connections_rejected++;
     log_warn("msg=\"HTTP connection refused: too many connections\" max_connections=%d",
              srv->app->cfg->http_max_connections);
     snprintf(msg, sizeof(msg), "too many connections (the limit is %d)", srv->app->cfg->http_max_connections);
-    conn_send_raw(&tmp, 503, "Service Unavailable", "too_many_connections", msg);
+    conn_send_raw(evcon, 503, "Service Unavailable", "too_many_connections", msg);
     evhttp_connection_free(evcon);
 }
 
@@ -369,8 +376,7 @@ static void conn_request_done(struct http_ctx *c)
     c->conn = NULL;
     conn->current = NULL;
     /* part of a pipelined next request may already be waiting */
-    if (evbuffer_get_length(bufferevent_get_input(evhttp_connection_get_bufferevent(conn->evcon))) > 0)
-        conn_arm_deadline(conn);
+    if (unread_bytes(conn->evcon) > 0) conn_arm_deadline(conn);
 }
 
 /* ---- replies ------------------------------------------------------------------ */
@@ -400,58 +406,54 @@ static const char *reason_phrase(int status)
     }
 }
 
-void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag)
+/* The one place every reply leaves: counted, logged, sent, c freed. */
+void http_reply_text(struct http_ctx *c, int status, const char *content_type, struct evbuffer *body)
 {
-    struct evhttp_request *req = c->req;
-
     count_request(c, status);
+    log_debug("msg=\"http reply\" route=%s status=%d", c->route ? c->route->name : "-", status);
     if (c->gone) {
         /* libevent keeps an unfinished request alive for us after its connection
          * died; sending releases it. The connection itself must not be touched. */
-        json_decref(obj);
-        evhttp_send_reply(req, status, reason_phrase(status), NULL);
+        evhttp_send_reply(c->req, status, reason_phrase(status), NULL);
         ctx_free(c);
         return;
     }
     conn_request_done(c);
-    struct evkeyvalq *out = evhttp_request_get_output_headers(req);
-    struct evbuffer *buf = evbuffer_new();
-    char *text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
-    json_decref(obj);
-    if (!text) { /* out of memory, or a value jansson refused */
-        static const char fallback[] = "{\"error\":{\"code\":\"internal\",\"message\":\"the reply could not be encoded\"}}";
-        text = strdup(fallback);
-        status = 500;
-        etag = -1;
-    }
-    evhttp_add_header(out, "Content-Type", "application/json");
+    struct evkeyvalq *out = evhttp_request_get_output_headers(c->req);
+    evhttp_add_header(out, "Content-Type", content_type);
     if (draining) evhttp_add_header(out, "Connection", "close");
-    if (etag >= 0) {
-        char tag[32];
-        snprintf(tag, sizeof(tag), "\"%lld\"", (long long)etag);
-        evhttp_add_header(out, "ETag", tag);
-    }
-    if (buf && text) {
-        evbuffer_add(buf, text, strlen(text));
-        evbuffer_add(buf, "\n", 1);
-    }
-    log_debug("msg=\"http reply\" route=%s status=%d", c->route ? c->route->name : "-", status);
-    evhttp_send_reply(req, status, reason_phrase(status), buf);
-    if (buf) evbuffer_free(buf);
-    free(text);
+    evhttp_send_reply(c->req, status, reason_phrase(status), body);
     ctx_free(c);
 }
 
-void http_reply_text(struct http_ctx *c, int status, const char *content_type, struct evbuffer *body)
+void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag)
 {
-    count_request(c, status);
+    struct evbuffer *buf = NULL;
+    char *text = NULL;
+
     if (!c->gone) {
-        conn_request_done(c);
-        evhttp_add_header(evhttp_request_get_output_headers(c->req), "Content-Type", content_type);
-        if (draining) evhttp_add_header(evhttp_request_get_output_headers(c->req), "Connection", "close");
+        text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
+        if (!text) { /* out of memory, or a value jansson refused */
+            static const char fallback[] =
+                "{\"error\":{\"code\":\"internal\",\"message\":\"the reply could not be encoded\"}}";
+            text = strdup(fallback);
+            status = 500;
+            etag = -1;
+        }
+        if (etag >= 0) {
+            char tag[32];
+            snprintf(tag, sizeof(tag), "\"%lld\"", (long long)etag);
+            evhttp_add_header(evhttp_request_get_output_headers(c->req), "ETag", tag);
+        }
+        if ((buf = evbuffer_new()) != NULL && text) {
+            evbuffer_add(buf, text, strlen(text));
+            evbuffer_add(buf, "\n", 1);
+        }
     }
-    evhttp_send_reply(c->req, status, reason_phrase(status), c->gone ? NULL : body);
-    ctx_free(c);
+    json_decref(obj);
+    http_reply_text(c, status, "application/json", buf);
+    if (buf) evbuffer_free(buf);
+    free(text);
 }
 
 /* Replaces, in place, every byte that does not belong to a well-formed UTF-8
@@ -710,7 +712,6 @@ static const char *method_name(enum evhttp_cmd_type t)
     }
 }
 
-/* If-Match: "N", N, W/"N" or *. */
 /* ?consistent=true on any route: reads check every version in the database instead
  * of trusting the cache (writes always do). Taken out of the query, so that handlers
  * that list their parameters need not know it. */
@@ -731,6 +732,7 @@ static bool parse_consistent_or_reply(struct http_ctx *c)
 
 unsigned http_load_flags(const struct http_ctx *c) { return c->consistent ? STORE_CONSISTENT : 0; }
 
+/* If-Match: "N", N, W/"N" or *. */
 static bool parse_if_match_or_reply(struct http_ctx *c)
 {
     const char *h = evhttp_find_header(evhttp_request_get_input_headers(c->req), "If-Match");
