@@ -77,7 +77,7 @@ static bool load_config(struct config *cfg, char *err, size_t errlen)
 }
 
 /* What the signal handlers reach. */
-struct shutdown {
+struct signal_ctx {
     struct config *cfg; /* the live configuration, changed in place by SIGHUP */
     struct event_base *base;
     struct http_server *srv;
@@ -89,7 +89,7 @@ struct shutdown {
 /* Exits the loop once every request in flight has been answered, or at the deadline. */
 static void shutdown_tick(evutil_socket_t fd, short what, void *arg)
 {
-    struct shutdown *sd = arg;
+    struct signal_ctx *sd = arg;
     struct timeval tv = {0, 50 * 1000};
     /* a reply counts until its bytes are written: evhttp and the RESP clients send
      * from their buffers on later turns, and breaking the loop drops what is left */
@@ -107,7 +107,7 @@ static void shutdown_tick(evutil_socket_t fd, short what, void *arg)
  * commit and are answered) for up to [service] shutdown_timeout_s, then stop. */
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
-    struct shutdown *sd = arg;
+    struct signal_ctx *sd = arg;
     if (sd->tick) return; /* already stopping */
     log_info("msg=\"stopping\" signal=%d inflight=%d", (int)sig, http_inflight() + resp_inflight());
     /* open connections get no new work: otherwise busy clients keep the count of
@@ -126,7 +126,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
  * the settings marked reloadable; a configuration that does not load changes nothing. */
 static void on_sighup(evutil_socket_t sig, short what, void *arg)
 {
-    struct shutdown *sd = arg;
+    struct signal_ctx *sd = arg;
     struct config fresh;
     char err[256];
 
@@ -149,7 +149,7 @@ static int serve(struct config *cfg)
     struct http_server *srv = NULL;
     struct resp_server *resp = NULL;
     struct event *sigint = NULL, *sigterm = NULL, *sighup = NULL;
-    struct shutdown sd = {0};
+    struct signal_ctx sd = {0};
     int rc = 1;
 
     if (!*cfg->pg_dsn) {

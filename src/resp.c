@@ -778,6 +778,24 @@ void rcmd_finish(struct rcmd *c)
 
 /* ---- sockets ------------------------------------------------------------------------- */
 
+/* Backpressure: [resp] max_pipeline commands queued, or replies piling up unread.
+ * The socket is not read meanwhile (and the client is not slow: we are). */
+static bool client_full(const struct rclient *cl)
+{
+    return cl->queued >= (size_t)cl->srv->app->cfg->resp_max_pipeline ||
+           evbuffer_get_length(bufferevent_get_output(cl->bev)) > OUTPUT_HIGH_WATER;
+}
+
+/* The parser limits of [resp], for new clients and, after SIGHUP, connected ones. */
+static struct rproto_limits parser_limits(const struct config *cfg)
+{
+    struct rproto_limits lim = {0};
+    lim.max_bulk = (size_t)cfg->resp_max_bulk_bytes;
+    lim.max_args = (size_t)cfg->resp_max_args;
+    lim.max_inline = (size_t)cfg->resp_max_inline_bytes;
+    return lim;
+}
+
 /* The deadlines of a client, one timer for both:
  *  - command ([resp] command_timeout_s): once part of a command has arrived, the
  *    rest must follow in time, else the client is answered -ERR and closed (a
@@ -789,8 +807,7 @@ void rcmd_finish(struct rcmd *c)
 static void client_arm_timer(struct rclient *cl)
 {
     const struct config *cfg = cl->srv->app->cfg;
-    bool full = cl->queued >= (size_t)cfg->resp_max_pipeline ||
-                evbuffer_get_length(bufferevent_get_output(cl->bev)) > OUTPUT_HIGH_WATER;
+    bool full = client_full(cl);
     bool partial = cl->parser.want_args != -1 || evbuffer_get_length(bufferevent_get_input(cl->bev)) > 0;
     int kind = DEADLINE_NONE, secs = 0;
 
@@ -841,9 +858,7 @@ static void client_apply_config(struct rclient *cl)
 {
     const struct config *cfg = cl->srv->app->cfg;
     struct timeval wtv = {cfg->resp_write_timeout_s, 0};
-    cl->parser.lim.max_bulk = (size_t)cfg->resp_max_bulk_bytes;
-    cl->parser.lim.max_args = (size_t)cfg->resp_max_args;
-    cl->parser.lim.max_inline = (size_t)cfg->resp_max_inline_bytes;
+    cl->parser.lim = parser_limits(cfg);
     bufferevent_set_timeouts(cl->bev, NULL, cfg->resp_write_timeout_s > 0 ? &wtv : NULL);
 }
 
@@ -965,9 +980,7 @@ static bool client_parse(struct rclient *cl)
         }
         added = true;
     }
-    bool full = cl->queued >= (size_t)cfg->resp_max_pipeline ||
-                evbuffer_get_length(bufferevent_get_output(cl->bev)) > OUTPUT_HIGH_WATER;
-    if (cl->closing || cl->eof || full)
+    if (cl->closing || cl->eof || client_full(cl))
         bufferevent_disable(cl->bev, EV_READ);
     else
         bufferevent_enable(cl->bev, EV_READ);
@@ -1043,7 +1056,7 @@ static void accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct soc
         evutil_closesocket(fd);
         return;
     }
-    memset(&lim, 0, sizeof(lim));
+    lim = parser_limits(srv->app->cfg);
     rparser_init(&cl->parser, &lim);
     cl->srv = srv;
     cl->id = ++srv->next_id;
