@@ -118,7 +118,7 @@ post() {
   timeout "$TIMEOUT" curl -s -o "$3" -w '%{http_code} %{time_total}\n' --max-time "$TIMEOUT" -XPOST \
     -H 'Content-Type: application/json' --data-binary "@$2" "$BENCH_HTTP$1" || echo "000 0"
 }
-field() { grep -m1 '^SCALE ' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+field() { grep -m1 '^BENCH ' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a / b; else print "–" }'; }
 verdict() { if awk "BEGIN{exit !($1)}"; then echo "yes"; else echo "**no**"; fi; }
 
