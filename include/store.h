@@ -42,6 +42,7 @@ struct store_write {
     uint32_t checksum;
     int64_t nbytes; /* stored as the Redis string length; -1 stores NULL */
     int32_t group;
+    int64_t inc;    /* versions the write adds: the changes merged into it (0 and 1 both mean one) */
     bool absent;    /* loaded as "no row": the write inserts it (version 1), or checks it is still absent */
 };
 
@@ -71,7 +72,7 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
  * the writes of every request waiting at that time ([postgres] write_statements
  * statements are in flight at once; a lone request is sent at once). The statement
  * locks the rows in key order and updates (or inserts, for absent keys) every group
- * whose versions all still match (version := version + 1). A call names a key twice
+ * whose versions all still match (version := version + inc, one per change merged in). A call names a key twice
  * only to check it (units of one request sharing a key); two calls with a common key
  * go in different statements. The callback comes after commit. */
 struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,

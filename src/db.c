@@ -62,7 +62,7 @@ struct db {
     struct event_base *base;
     const struct config *cfg;
     char *dsn;
-    char options[64];
+    char options[128];
     struct db_conn *conns;
     int nconns;
     struct job_queue queue;
@@ -600,7 +600,13 @@ struct db *db_new(struct event_base *base, const struct config *cfg, const char 
     db->conns = calloc((size_t)db->nconns, sizeof(*db->conns));
     TAILQ_INIT(&db->queue);
     TAILQ_INIT(&db->failing);
-    snprintf(db->options, sizeof(db->options), "-c statement_timeout=%d", cfg->pg_query_timeout_ms);
+    /* Generic plans for the prepared statements: with the default plan_cache_mode,
+     * every execution of the compare-and-swap was planned again at bind (0.30 ms of
+     * bind against 0.155 ms of execution for a one-key write, in PostgreSQL's
+     * log_min_duration_statement), which capped a hot key's commits per second.
+     * Unnamed statements are planned for their parameters either way. */
+    snprintf(db->options, sizeof(db->options), "-c statement_timeout=%d -c plan_cache_mode=force_generic_plan",
+             cfg->pg_query_timeout_ms);
     if (!db->dsn || !db->conns) goto err;
     for (int i = 0; i < db->nconns; i++) {
         struct db_conn *c = &db->conns[i];

@@ -515,8 +515,8 @@ fail:
  * Data-modifying CTEs always run to completion. */
 static const char SQL_CAS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
-    "                                $5::int8[], $6::int4[], $7::int8[])"
-    "                         AS t(key, ver, bits, card, crc, grp, nbytes)),"
+    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[])"
+    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc)),"
     " cur AS (SELECT b.key, b.version FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k"
     "          CROSS JOIN LATERAL (SELECT x.key, x.version FROM bitmapd.bitmaps x"
     "                               WHERE x.key = k.key LIMIT 1 FOR UPDATE) b),"
@@ -524,7 +524,7 @@ static const char SQL_CAS[] =
     "          WHERE coalesce(cur.version, -1) <> v.ver),"
     " upd AS (UPDATE bitmapd.bitmaps b"
     "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes,"
-    "                version = b.version + 1, updated_at = now()"
+    "                version = b.version + v.inc, updated_at = now()"
     "           FROM v"
     "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL"
     "            AND v.grp NOT IN (SELECT grp FROM bad)"
@@ -532,7 +532,7 @@ static const char SQL_CAS[] =
     " want AS (SELECT * FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL"
     "             AND v.grp NOT IN (SELECT grp FROM bad)),"
     " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes)"
-    "         SELECT key, 1, bits, card, crc, nbytes FROM want ORDER BY key"
+    "         SELECT key, inc, bits, card, crc, nbytes FROM want ORDER BY key"
     "         ON CONFLICT (key) DO NOTHING RETURNING b.key)"
     " SELECT grp, NULL::int8 FROM bad"
     " UNION ALL"
@@ -590,6 +590,9 @@ static void cas_handle_cb(const struct db_result *r, void *arg)
 
 static void cas_flush(struct store *st);
 
+/* Versions a write adds: one per merged change (store_write.inc), at least one. */
+static int64_t write_inc(const struct store_write *w) { return w->inc > 1 ? w->inc : 1; }
+
 /* Keeps the cache in step with the outcome of one call's writes. */
 static void cas_call_cache(struct store *st, const struct cas_call *c, enum store_status s, const bool *conflict,
                            uint32_t xid, uint64_t mark)
@@ -598,7 +601,7 @@ static void cas_call_cache(struct store *st, const struct cas_call *c, enum stor
         const struct store_write *w = &c->w[i];
         if (s == STORE_OK && !conflict[w->group]) {
             if (!w->bits || !c->blobs[i]) continue; /* a version check: nothing changed */
-            struct cache_val v = {.found = true, .version = w->absent ? 1 : w->version + 1,
+            struct cache_val v = {.found = true, .version = (w->absent ? 0 : w->version) + write_inc(w),
                                   .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
                                   .nbytes = w->nbytes, .xid = xid, .blob = c->blobs[i]};
             cache_put(st->cache, w->key, w->keylen, &v, mark);
@@ -702,7 +705,7 @@ static bool cas_send(struct store *st)
     struct cas_call **tail, *c;
     uint64_t *set = NULL;
     const struct store_write **who = NULL;
-    struct pgarr keys, vers, bits, cards, crcs, grps, lens;
+    struct pgarr keys, vers, bits, cards, crcs, grps, lens, incs;
     struct db_job *job = NULL;
     bool any_null = false, any_null_len = false;
     unsigned long ncalls = 0;
@@ -758,6 +761,7 @@ static bool cas_send(struct store *st)
     pa_begin(&crcs, OID_INT8, nkeys, false);
     pa_begin(&grps, OID_INT4, nkeys, false);
     pa_begin(&lens, OID_INT8, nkeys, any_null_len);
+    pa_begin(&incs, OID_INT8, nkeys, false);
     for (c = b->calls; c; c = c->next)
         for (size_t i = 0; i < c->n; i++) {
             const struct store_write *w = &c->w[i];
@@ -768,13 +772,14 @@ static bool cas_send(struct store *st)
             pa_int8(&crcs, (int64_t)w->checksum);
             pa_int4(&grps, c->first_group + w->group);
             pa_int8_or_null(&lens, w->nbytes);
+            pa_int8(&incs, write_inc(w));
         }
     for (c = b->calls; c; c = c->next) ncalls++;
     sent_link(&st->cas_sent, &b->sent); /* before the query, so that store_free finds it whatever follows */
-    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom)) {
-        struct db_param p[7] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
-                                pa_param(&crcs), pa_param(&grps), pa_param(&lens)};
-        job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 7, p, cas_batch_done, b);
+    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom || incs.oom)) {
+        struct db_param p[8] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
+                                pa_param(&crcs), pa_param(&grps), pa_param(&lens), pa_param(&incs)};
+        job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 8, p, cas_batch_done, b);
     }
     free(keys.buf);
     free(vers.buf);
@@ -783,6 +788,7 @@ static bool cas_send(struct store *st)
     free(crcs.buf);
     free(grps.buf);
     free(lens.buf);
+    free(incs.buf);
     /* out of memory: the batch's calls fail, from the loop as always */
     if (!job && !(job = db_defer(st->db, cas_batch_unsent, b))) {
         struct cas_call *last = b->calls;
