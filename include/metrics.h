@@ -33,6 +33,7 @@ struct metrics_counters {
     unsigned long long resp_auth_failures;
     unsigned long long resp_timeouts;             /* idle, command or write deadline passed */
     struct metrics_hist write_batch_keys;         /* keys per group-commit statement */
+    struct metrics_hist write_merged_units;       /* units of one merged write (wpath trains) */
     struct metrics_hist load_batch_keys;          /* keys per coalesced load statement */
 };
 extern struct metrics_counters metrics;

@@ -12,6 +12,9 @@ enum {
     RC_BARRIER = 1 << 2,  /* runs alone: waits for everything before it */
     RC_ALLKEYS = 1 << 3,  /* reads the whole keyspace (SCAN, KEYS, DBSIZE) */
     RC_FAST = 1 << 4,     /* answers without the database */
+    RC_MERGED = 1 << 5,   /* a write of one key that enters the write path as it starts, which
+                           * applies writes of a key in start order (wpath_ops.merge): a later
+                           * such write of the same key need not wait for it to commit */
 };
 
 struct rcmd;

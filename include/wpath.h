@@ -64,7 +64,21 @@ struct wpath_ops {
      * its own (see wp_unit.status); otherwise the request as a whole failed. The units (and their bitmaps, unless
      * release_bitmaps was set) are valid until wpath_free(). */
     void (*done)(struct wpath *wp, enum wp_status st, const char *message, void *arg);
+    /* Writes of these ops may be merged with other requests' writes of the same keys
+     * (see "Merged writes" in docs/design.md): a one-unit chunk of at most
+     * WP_MERGE_KEYS distinct keys joins the other units waiting on those keys, and
+     * they are applied one after the other, in arrival order, to one loaded copy
+     * and committed in one statement. mutate() then sees keys[].bm, version, found
+     * and nbytes as the units before it left them, and must keep this contract:
+     *  - everything the reply needs is computed in mutate() (done() reads no
+     *    bitmap: keys[].bm is NULL once the unit ends);
+     *  - WP_REJECT and WP_UNCHANGED leave the bitmaps and nbytes as they were;
+     *  - a bitmap may be replaced (free the old, store the new pointer in keys[].bm).
+     * A unit's keys[].version after commit is the version its own change made. */
+    bool merge;
 };
+
+#define WP_MERGE_KEYS 4 /* keys of a unit that may be merged with other requests' */
 
 /* nunits units, zeroed; the caller fills keys[].key/keylen and nkeys, then calls
  * wpath_run(). With release_bitmaps, bitmaps are freed as soon as a unit commits

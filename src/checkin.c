@@ -54,9 +54,22 @@ struct checkin_write {
     struct wpath *wp;
     int64_t user;
     int32_t day;
+    uint32_t streak, month_count; /* after this write, for the answer (set by mutate) */
 };
 
 enum { AUX_NEW = 0, AUX_ALREADY = 1 };
+
+/* The streak and month count the answer reports, from the bitmap as this write left it. */
+static void checkin_note(struct checkin_write *w, const roaring_bitmap_t *bm)
+{
+    struct checkin_rules rules;
+    int32_t first = cal_month_start(w->day);
+    struct cal_date d = cal_civil(w->day);
+
+    rules_of(w->c->app->cfg, &rules);
+    w->streak = cal_streak(bm, w->day, rules.scope);
+    w->month_count = (uint32_t)cal_count(bm, first, first + cal_month_days(d.year, d.month) - 1);
+}
 
 static enum wp_mutation checkin_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
@@ -67,10 +80,12 @@ static enum wp_mutation checkin_mutate(struct wpath *wp, struct wp_unit *u, void
     if (w->c->has_if_match && w->c->if_match != k->version) return WP_REJECT;
     if (roaring_bitmap_contains(k->bm, (uint32_t)w->day)) {
         u->aux = AUX_ALREADY;
+        checkin_note(w, k->bm);
         return WP_UNCHANGED;
     }
     roaring_bitmap_add(k->bm, (uint32_t)w->day);
     k->dirty = true;
+    checkin_note(w, k->bm);
     return WP_CHANGED;
 }
 
@@ -89,29 +104,25 @@ static void checkin_write_done(struct wpath *wp, enum wp_status st, const char *
         http_reply_unit_failure(c, u);
     } else {
         struct checkin_rules rules;
-        const roaring_bitmap_t *bm = u->keys[0].bm;
         bool already = u->aux == AUX_ALREADY;
-        int32_t first = cal_month_start(w->day);
-        struct cal_date d = cal_civil(w->day);
         char date[CAL_DATE_LEN + 1];
 
         rules_of(c->app->cfg, &rules);
-        uint32_t streak = cal_streak(bm, w->day, rules.scope);
         cal_format_date(w->day, date);
         int64_t v = u->keys[0].version;
         http_reply_json(c, 200,
                         json_pack("{s:I,s:s,s:b,s:I,s:I,s:i,s:I}", "user", (json_int_t)w->user, "date", date,
-                                  "already", already, "streak", (json_int_t)streak, "month_count",
-                                  (json_int_t)cal_count(bm, first, first + cal_month_days(d.year, d.month) - 1),
-                                  "points", already ? 0 : cal_points(rules.points, rules.npoints, streak),
-                                  "version", (json_int_t)v),
+                                  "already", already, "streak", (json_int_t)w->streak, "month_count",
+                                  (json_int_t)w->month_count, "points",
+                                  already ? 0 : cal_points(rules.points, rules.npoints, w->streak), "version",
+                                  (json_int_t)v),
                         v);
     }
     wpath_free(w->wp);
     free(w);
 }
 
-static const struct wpath_ops checkin_write_ops = {checkin_mutate, checkin_write_done};
+static const struct wpath_ops checkin_write_ops = {.mutate = checkin_mutate, .done = checkin_write_done, .merge = true};
 
 static void checkin_write_gone(struct http_ctx *c)
 {

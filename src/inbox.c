@@ -91,6 +91,7 @@ struct user_write {
     bool force;
     uint32_t bound;           /* OP_DROP: remove ids below */
     uint64_t before_card;     /* OP_DROP: pushed count before */
+    uint64_t pushed, unread;  /* after this write, for the answer (set by mutate) */
     int reject_status;        /* set when mutate() rejects */
     json_t *reject_body;
 };
@@ -111,6 +112,7 @@ static void user_write_gone(struct http_ctx *c)
 
 static enum wp_mutation reject(struct user_write *w, int status, json_t *body)
 {
+    if (w->reject_body) json_decref(w->reject_body); /* from an earlier attempt */
     w->reject_status = status;
     w->reject_body = body;
     return WP_REJECT;
@@ -185,7 +187,9 @@ static enum wp_mutation user_mutate(struct wpath *wp, struct wp_unit *u, void *a
         break;
     }
     }
-    u->keys[K_PUSH].dirty = roaring_bitmap_get_cardinality(push) != before_push;
+    w->pushed = roaring_bitmap_get_cardinality(push);
+    if (w->op == OP_READ || w->op == OP_READ_ALL) w->unread = unread_count(push, read);
+    u->keys[K_PUSH].dirty = w->pushed != before_push;
     u->keys[K_READ].dirty = roaring_bitmap_get_cardinality(read) != before_read;
     return u->keys[K_PUSH].dirty || u->keys[K_READ].dirty ? WP_CHANGED : WP_UNCHANGED;
 }
@@ -197,7 +201,6 @@ static void user_write_done(struct wpath *wp, enum wp_status st, const char *msg
     struct user_write *w = arg;
     struct http_ctx *c = w->c;
     struct wp_unit *u = &wpath_units(wp)[0];
-    const roaring_bitmap_t *push = u->keys[K_PUSH].bm, *read = u->keys[K_READ].bm;
     json_t *out;
 
     if (st != WP_OK) {
@@ -211,23 +214,22 @@ static void user_write_done(struct wpath *wp, enum wp_status st, const char *msg
         switch (w->op) {
         case OP_PUSH:
             periods_note_push(c->app, w->ids, w->nids);
-            out = json_pack("{s:I,s:I,s:I}", "user", (json_int_t)w->user, "pushed",
-                            (json_int_t)roaring_bitmap_get_cardinality(push), "version", (json_int_t)v);
+            out = json_pack("{s:I,s:I,s:I}", "user", (json_int_t)w->user, "pushed", (json_int_t)w->pushed,
+                            "version", (json_int_t)v);
             break;
         case OP_READ:
         case OP_READ_ALL:
-            out = json_pack("{s:I,s:I,s:I}", "user", (json_int_t)w->user, "unread",
-                            (json_int_t)unread_count(push, read), "version", (json_int_t)v);
+            out = json_pack("{s:I,s:I,s:I}", "user", (json_int_t)w->user, "unread", (json_int_t)w->unread,
+                            "version", (json_int_t)v);
             break;
         case OP_RETRACT:
-            out = json_pack("{s:I,s:I,s:I}", "user", (json_int_t)w->user, "pushed",
-                            (json_int_t)roaring_bitmap_get_cardinality(push), "version", (json_int_t)v);
+            out = json_pack("{s:I,s:I,s:I}", "user", (json_int_t)w->user, "pushed", (json_int_t)w->pushed,
+                            "version", (json_int_t)v);
             break;
         case OP_DROP:
         default:
             out = json_pack("{s:I,s:I,s:I,s:I}", "user", (json_int_t)w->user, "removed",
-                            (json_int_t)(w->before_card - roaring_bitmap_get_cardinality(push)),
-                            "pushed", (json_int_t)roaring_bitmap_get_cardinality(push), "version",
+                            (json_int_t)(w->before_card - w->pushed), "pushed", (json_int_t)w->pushed, "version",
                             (json_int_t)v);
             break;
         }
@@ -236,7 +238,7 @@ static void user_write_done(struct wpath *wp, enum wp_status st, const char *msg
     user_write_free(w);
 }
 
-static const struct wpath_ops user_write_ops = {user_mutate, user_write_done};
+static const struct wpath_ops user_write_ops = {.mutate = user_mutate, .done = user_write_done, .merge = true};
 
 struct user_write_args {
     enum user_op op;
@@ -415,7 +417,7 @@ static void fanout_done(struct wpath *wp, enum wp_status st, const char *msg, vo
     (void)wp;
 }
 
-static const struct wpath_ops fanout_ops = {fanout_mutate, fanout_done};
+static const struct wpath_ops fanout_ops = {.mutate = fanout_mutate, .done = fanout_done};
 
 static void fanout_gone(struct http_ctx *c)
 {
@@ -1032,7 +1034,7 @@ static void drop_all_page_done(struct wpath *wp, enum wp_status st, const char *
     drop_all_next(d);
 }
 
-static const struct wpath_ops drop_all_ops = {drop_all_mutate, drop_all_page_done};
+static const struct wpath_ops drop_all_ops = {.mutate = drop_all_mutate, .done = drop_all_page_done};
 
 static int cmp_user(const void *a, const void *b)
 {

@@ -110,6 +110,9 @@ static void render_store(struct evbuffer *out, const struct app *app)
     counter(out, "bitmapd_write_keys_total", "Keys written or version-checked by write statements.", ss.cas_keys);
     metrics_family(out, "bitmapd_write_batch_keys", "histogram", "Keys per group-commit write statement.");
     series(out, "bitmapd_write_batch_keys", "", &metrics.write_batch_keys, size_le, METRICS_SIZE_BUCKETS);
+    metrics_family(out, "bitmapd_write_merged_units", "histogram",
+                   "Requests' writes merged into one read-modify-write of the same keys.");
+    series(out, "bitmapd_write_merged_units", "", &metrics.write_merged_units, size_le, METRICS_SIZE_BUCKETS);
     counter(out, "bitmapd_load_statements_total", "Coalesced load statements.", ss.load_statements);
     metrics_family(out, "bitmapd_load_batch_keys", "histogram", "Keys per coalesced load statement.");
     series(out, "bitmapd_load_batch_keys", "", &metrics.load_batch_keys, size_le, METRICS_SIZE_BUCKETS);

@@ -511,7 +511,7 @@ static void create_done(struct wpath *wp, enum wp_status st, const char *msg, vo
     preread_slice(n); /* also when the client left: the notice is committed, finish it */
 }
 
-static const struct wpath_ops create_ops = {create_mutate, create_done};
+static const struct wpath_ops create_ops = {.mutate = create_mutate, .done = create_done};
 
 static void create_start(struct nop *n)
 {
@@ -610,7 +610,7 @@ static void preread_done(struct wpath *wp, enum wp_status st, const char *msg, v
     preread_slice(n); /* also when the client left */
 }
 
-static const struct wpath_ops preread_ops = {preread_mutate, preread_done};
+static const struct wpath_ops preread_ops = {.mutate = preread_mutate, .done = preread_done};
 
 /* The next slice of at most SLICE_USERS users of set, from n->pos, as units of {the
  * notice's prefix keys, up to batch_keys − nprefix users' read bitmaps}: one unit per
@@ -760,7 +760,7 @@ static void move_done(struct wpath *wp, enum wp_status st, const char *msg, void
     }
 }
 
-static const struct wpath_ops move_ops = {move_mutate, move_done};
+static const struct wpath_ops move_ops = {.mutate = move_mutate, .done = move_done};
 
 static void move_loaded(struct nop *n, struct bmload_key *audiences)
 {
@@ -862,7 +862,7 @@ static void unlist_done(struct wpath *wp, enum wp_status st, const char *msg, vo
         nop_load_audiences(n);
 }
 
-static const struct wpath_ops unlist_ops = {unlist_mutate, unlist_done};
+static const struct wpath_ops unlist_ops = {.mutate = unlist_mutate, .done = unlist_done};
 
 static void delete_loaded(struct nop *n, struct bmload_key *audiences)
 {
@@ -983,7 +983,7 @@ static void unread_done(struct wpath *wp, enum wp_status st, const char *msg, vo
     unread_slice(n); /* also when the client left */
 }
 
-static const struct wpath_ops unread_ops = {unread_mutate, unread_done};
+static const struct wpath_ops unread_ops = {.mutate = unread_mutate, .done = unread_done};
 
 /* Units of {audiences, up to batch_keys − 1 readers' read bitmaps}: the audiences
  * in each unit make every removal conditional on the deleting mark. */
@@ -1025,7 +1025,7 @@ static void clear_done(struct wpath *wp, enum wp_status st, const char *msg, voi
               -1);
 }
 
-static const struct wpath_ops clear_ops = {clear_mutate, clear_done};
+static const struct wpath_ops clear_ops = {.mutate = clear_mutate, .done = clear_done};
 
 static void clear_start(struct nop *n)
 {
@@ -1102,7 +1102,7 @@ static void mark_done(struct wpath *wp, enum wp_status st, const char *msg, void
               -1);
 }
 
-static const struct wpath_ops mark_ops = {mark_mutate, mark_done};
+static const struct wpath_ops mark_ops = {.mutate = mark_mutate, .done = mark_done, .merge = true};
 
 /* The notice was read without creating anything: a mark of a missing or deleting
  * notice is 404 and writes no row (the write path would create its rows empty).
@@ -1186,7 +1186,7 @@ static void users_done(struct wpath *wp, enum wp_status st, const char *msg, voi
               version);
 }
 
-static const struct wpath_ops users_ops = {users_mutate, users_done};
+static const struct wpath_ops users_ops = {.mutate = users_mutate, .done = users_done};
 
 static void audience_users(struct http_ctx *c, bool replace)
 {

@@ -328,7 +328,7 @@ static void send_done(struct wpath *wp, enum wp_status st, const char *msg, void
     send_op_free(o);
 }
 
-static const struct wpath_ops send_ops = {send_mutate, send_done};
+static const struct wpath_ops send_ops = {.mutate = send_mutate, .done = send_done};
 
 static void send_start_write(struct send_op *o)
 {
@@ -436,6 +436,7 @@ struct read_op {
     int64_t group, msg, user;
     uint32_t member;
     bool already;
+    struct receipts_counts counts; /* after this read, for the answer (set by mutate) */
     struct rejection rej;
     char key[WP_KEY_MAX];
     size_t keylen;
@@ -461,9 +462,11 @@ static enum wp_mutation read_mutate(struct wpath *wp, struct wp_unit *u, void *a
     switch (receipts_mark_read(k->bm, o->member)) {
     case RECEIPTS_MARKED:
         k->dirty = true;
+        receipts_count(k->bm, &o->counts);
         return WP_CHANGED;
     case RECEIPTS_ALREADY_READ:
         o->already = true;
+        receipts_count(k->bm, &o->counts);
         return WP_UNCHANGED;
     case RECEIPTS_IS_SENDER:
         return reject(&o->rej, 409, "not_member_at_send",
@@ -481,21 +484,19 @@ static void read_done(struct wpath *wp, enum wp_status st, const char *msg, void
 {
     struct read_op *o = arg;
     struct wp_unit *u = &wpath_units(wp)[0];
-    struct receipts_counts rc;
 
     if (!reply_write_failure(o->c, st, msg, u, &o->rej)) {
-        receipts_count(u->keys[0].bm, &rc);
         json_t *out = json_pack("{s:I,s:I,s:I,s:I,s:b}", "group", (json_int_t)o->group, "message", (json_int_t)o->msg,
                                 "user", (json_int_t)o->user, "member_id", (json_int_t)o->member, "already",
                                 o->already);
-        counts_into(out, &rc);
+        counts_into(out, &o->counts);
         json_object_set_new(out, "version", json_integer((json_int_t)u->keys[0].version));
         http_reply_json(o->c, 200, out, u->keys[0].version);
     }
     read_op_free(o);
 }
 
-static const struct wpath_ops read_ops = {read_mutate, read_done};
+static const struct wpath_ops read_ops = {.mutate = read_mutate, .done = read_done, .merge = true};
 
 /* One row: (the user's member id or NULL, whether the message is recorded). */
 static void read_member_loaded(const struct db_result *r, void *arg)

@@ -616,6 +616,7 @@ static bool must_wait(const struct rcmd *a, const struct rcmd *b)
 {
     if (!a->def || !b->def) return false;
     if ((a->def->flags | b->def->flags) & RC_BARRIER) return true;
+    if (a->def->flags & b->def->flags & RC_MERGED) return false;
     bool aw = a->def->flags & RC_WRITE, bw = b->def->flags & RC_WRITE;
     if (!aw && !bw) return false;
     if (((a->def->flags & RC_ALLKEYS) && bw) || ((b->def->flags & RC_ALLKEYS) && aw)) return true;

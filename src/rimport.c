@@ -475,7 +475,7 @@ static void imp_wp_done(struct wpath *wp, enum wp_status st, const char *message
     snprintf(im->wp_message, sizeof(im->wp_message), "%s", message ? message : "");
 }
 
-static const struct wpath_ops imp_wp_ops = {imp_mutate, imp_wp_done};
+static const struct wpath_ops imp_wp_ops = {.mutate = imp_mutate, .done = imp_wp_done};
 
 /* Counts each unit's outcome; a batch that failed as a whole stops the import. */
 static void imp_tally(struct imp *im, struct wpath *wp)

@@ -262,7 +262,7 @@ static void kwrite_done(struct wpath *wp, enum wp_status st, const char *msg, vo
     rcmd_finish(c);
 }
 
-static const struct wpath_ops kwrite_ops = {kwrite_mutate, kwrite_done};
+static const struct wpath_ops kwrite_ops = {.mutate = kwrite_mutate, .done = kwrite_done, .merge = true};
 
 /* Runs one unit over the keys at argument positions keyargs[0..n) (duplicates share
  * a unit key). extra is taken over: released at the end with extra_free (or free). */
@@ -957,16 +957,29 @@ static void cmd_append(struct rcmd *c) { kwrite1(c, append_mut, reply_n, NULL, N
 
 /* ---- keyspace: DEL EXISTS TYPE RENAME COPY -------------------------------------------------- */
 
+/* Every empty value is made before the first key changes: a rejected unit must
+ * leave its keys as they were (wpath_ops.merge). */
 static enum wp_mutation del_mut(struct kwrite *w, struct wp_unit *u)
 {
+    roaring_bitmap_t **empty = calloc((size_t)u->nkeys, sizeof(*empty));
+    bool oom = !empty;
+
+    for (int k = 0; !oom && k < u->nkeys; k++)
+        if (unit_val(u, k).exists && !(empty[k] = roaring_bitmap_create())) oom = true;
     w->n = 0;
-    for (int k = 0; k < u->nkeys; k++) {
-        if (!unit_val(u, k).exists) continue;
-        if (!unit_delete(u, k)) {
-            snprintf(w->err, sizeof(w->err), "ERR out of memory");
-            return WP_REJECT;
+    for (int k = 0; empty && k < u->nkeys; k++) {
+        if (!empty[k]) continue;
+        if (oom) {
+            roaring_bitmap_free(empty[k]);
+            continue;
         }
+        unit_put(u, k, empty[k], -1);
         w->n++;
+    }
+    free(empty);
+    if (oom) {
+        snprintf(w->err, sizeof(w->err), "ERR out of memory");
+        return WP_REJECT;
     }
     return w->n ? WP_CHANGED : WP_UNCHANGED;
 }
@@ -1525,9 +1538,11 @@ static void cmd_keys(struct rcmd *c)
 
 #define RD(nm, ar, f, fk, lk, st, grp, since, sum) {nm, ar, 0, fk, lk, st, f, grp, since, sum}
 #define WR(nm, ar, f, fk, lk, st, grp, since, sum) {nm, ar, RC_WRITE, fk, lk, st, f, grp, since, sum}
+/* a one-key write whose handler calls kwrite1() at once, or answers an argument error */
+#define WM(nm, ar, f, grp, since, sum) {nm, ar, RC_WRITE | RC_MERGED, 1, 1, 1, f, grp, since, sum}
 
 static const struct rcmd_def kv_cmds[] = {
-    WR("setbit", 4, cmd_setbit, 1, 1, 1, "bitmap", "2.2.0", "Sets or clears the bit at offset; durable when answered."),
+    WM("setbit", 4, cmd_setbit, "bitmap", "2.2.0", "Sets or clears the bit at offset; durable when answered."),
     RD("getbit", 3, cmd_getbit, 1, 1, 1, "bitmap", "2.2.0", "Returns the bit at offset."),
     RD("bitcount", -2, cmd_bitcount, 1, 1, 1, "bitmap", "2.6.0", "Counts set bits, optionally in a BYTE or BIT range."),
     RD("bitpos", -3, cmd_bitpos, 1, 1, 1, "bitmap", "2.8.7", "Finds the first set or clear bit in a range."),
@@ -1535,11 +1550,11 @@ static const struct rcmd_def kv_cmds[] = {
     WR("bitfield", -2, cmd_bitfield, 1, 1, 1, "bitmap", "3.2.0", "GET, SET and INCRBY of integer fields."),
     RD("bitfield_ro", -2, cmd_bitfield_ro, 1, 1, 1, "bitmap", "6.0.0", "GET of integer fields."),
     RD("get", 2, cmd_get, 1, 1, 1, "string", "1.0.0", "Returns the value (up to [resp] max_value_bytes)."),
-    WR("set", -3, cmd_set, 1, 1, 1, "string", "1.0.0", "Sets the value (NX, XX, GET; no expiry)."),
+    WM("set", -3, cmd_set, "string", "1.0.0", "Sets the value (NX, XX, GET; no expiry)."),
     RD("strlen", 2, cmd_strlen, 1, 1, 1, "string", "2.2.0", "Returns the length of the value in bytes."),
     RD("getrange", 4, cmd_getrange, 1, 1, 1, "string", "2.4.0", "Returns a substring of the value."),
-    WR("setrange", 4, cmd_setrange, 1, 1, 1, "string", "2.2.0", "Overwrites part of the value at an offset."),
-    WR("append", 3, cmd_append, 1, 1, 1, "string", "2.0.0", "Appends to the value."),
+    WM("setrange", 4, cmd_setrange, "string", "2.2.0", "Overwrites part of the value at an offset."),
+    WM("append", 3, cmd_append, "string", "2.0.0", "Appends to the value."),
     WR("del", -2, cmd_del, 1, -1, 1, "generic", "1.0.0", "Deletes keys."),
     WR("unlink", -2, cmd_del, 1, -1, 1, "generic", "4.0.0", "Deletes keys (same as DEL here)."),
     RD("exists", -2, cmd_exists, 1, -1, 1, "generic", "1.0.0", "Counts the keys that exist."),
@@ -1550,8 +1565,8 @@ static const struct rcmd_def kv_cmds[] = {
     {"scan", -2, RC_ALLKEYS, 0, 0, 0, cmd_scan, "generic", "2.8.0", "Iterates keys (MATCH, COUNT, TYPE); stateless cursor."},
     {"keys", 2, RC_ALLKEYS, 0, 0, 0, cmd_keys, "generic", "1.0.0", "Keys matching a pattern, up to [resp] keys_max."},
     {"dbsize", 1, RC_ALLKEYS, 0, 0, 0, cmd_dbsize, "server", "1.0.0", "Number of keys."},
-    WR("r.setintarray", -3, cmd_rsetintarray, 1, 1, 1, "roaring", "bitmapd", "Replaces the bitmap with these offsets."),
-    WR("r.appendintarray", -3, cmd_rappendintarray, 1, 1, 1, "roaring", "bitmapd", "Sets these offsets."),
+    WM("r.setintarray", -3, cmd_rsetintarray, "roaring", "bitmapd", "Replaces the bitmap with these offsets."),
+    WM("r.appendintarray", -3, cmd_rappendintarray, "roaring", "bitmapd", "Sets these offsets."),
     RD("r.getintarray", 2, cmd_rgetintarray, 1, 1, 1, "roaring", "bitmapd", "All set offsets, ascending."),
     RD("r.rangeintarray", 4, cmd_rrangeintarray, 1, 1, 1, "roaring", "bitmapd", "Set offsets of ranks start..end, ascending."),
     RD("r.revrangeintarray", 4, cmd_rrevrangeintarray, 1, 1, 1, "roaring", "bitmapd",

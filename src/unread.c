@@ -209,16 +209,17 @@ struct bc_post {
     struct http_ctx *c;
     uint32_t id;
     bool created; /* as decided by the mutation that committed */
+    uint64_t count; /* broadcasts after it, for the answer */
 };
 
 static enum wp_mutation bc_post_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct bc_post *p = arg;
     p->created = !roaring_bitmap_contains(u->keys[0].bm, p->id);
-    if (!p->created) return WP_UNCHANGED;
-    roaring_bitmap_add(u->keys[0].bm, p->id);
-    u->keys[0].dirty = true;
-    return WP_CHANGED;
+    if (p->created) roaring_bitmap_add(u->keys[0].bm, p->id);
+    p->count = roaring_bitmap_get_cardinality(u->keys[0].bm);
+    u->keys[0].dirty = p->created;
+    return p->created ? WP_CHANGED : WP_UNCHANGED;
 }
 
 static void bc_post_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
@@ -235,15 +236,14 @@ static void bc_post_done(struct wpath *wp, enum wp_status st, const char *msg, v
         int64_t v = u->keys[0].version;
         http_reply_json(c, 200,
                         json_pack("{s:I,s:b,s:I,s:I}", "id", (json_int_t)p->id, "created", p->created, "count",
-                                  (json_int_t)roaring_bitmap_get_cardinality(u->keys[0].bm), "version",
-                                  (json_int_t)v),
+                                  (json_int_t)p->count, "version", (json_int_t)v),
                         v);
     }
     wpath_free(wp);
     free(p);
 }
 
-static const struct wpath_ops bc_post_ops = {bc_post_mutate, bc_post_done};
+static const struct wpath_ops bc_post_ops = {.mutate = bc_post_mutate, .done = bc_post_done, .merge = true};
 
 /* POST /v1/broadcasts {"id": n} — appends to the global list (idempotent). */
 void unread_broadcast_post(struct http_ctx *c)
@@ -1130,7 +1130,7 @@ static void follow_written(struct wpath *wp, enum wp_status st, const char *msg,
     if (!committed || !feed_sync_or_reply(f, false, follow_synced)) feed_free(f);
 }
 
-static const struct wpath_ops follow_ops = {follow_mutate, follow_written};
+static const struct wpath_ops follow_ops = {.mutate = follow_mutate, .done = follow_written};
 
 /* PUT /v1/users/{user}/following {"authors": [ids]} — replaces the followee set, then
  * snapshots newly followed authors at their current post counts (so following
