@@ -78,6 +78,21 @@ check "pipeline: BITCOUNT is the 5000 SETBITs" 5000 "$(rcli BITCOUNT stress:pipe
 run_tool "concurrent 8 x 300" 0 "${STRESS[@]}" concurrent 8 300 stress:conc
 check "concurrent: BITCOUNT is 8 x 300 distinct offsets" 2400 "$(rcli BITCOUNT stress:conc)"
 
+# Writes of one key from many connections are merged into one commit (wpath trains);
+# each must still see the ones sent before it on its connection, and add a version.
+merged_extra() { # units beyond the first of every merged write so far
+  http GET /metrics
+  awk '$1 == "bitmapd_write_merged_units_sum" {s = $2} $1 == "bitmapd_write_merged_units_count" {c = $2} END {print s - c}' <<<"$HTTP_BODY"
+}
+merged_before=$(merged_extra)
+run_tool "merge 40 x 200" 0 "${STRESS[@]}" merge 40 200 stress:merge
+check_match "merge: replies 0, 1, 1, 0 per offset on every connection" '40 connections x 800 SETBITs, BITCOUNT stress:merge = 8000 \(expected 8000\), 0 wrong replies, 0 broken' "$TOOL_OUT"
+check "merge: the row's version is one per change (3 x 8000)" 24000 \
+  "$(psql "$BITMAPD_DSN" -XAtq -c "SELECT version FROM bitmapd.bitmaps WHERE key = 'stress:merge'::bytea")"
+merged_after=$(merged_extra)
+check "merge: some writes were merged with others (bitmapd_write_merged_units)" yes \
+  "$(awk -v a="$merged_before" -v b="$merged_after" 'BEGIN {print (b > a) ? "yes" : "no"}')"
+
 run_tool "disconnect 1000" 0 "${STRESS[@]}" disconnect 1000 stress:drop
 n=$(rcli BITCOUNT stress:drop)
 check_match "disconnect: BITCOUNT is a number" '^[0-9]+$' "$n"

@@ -432,33 +432,49 @@ done:
     return rc;
 }
 
-/* ---- concurrent ----------------------------------------------------------- */
+/* ---- concurrent and merge ----------------------------------------------------
+ * concurrent: each connection sets its own offsets once (every reply must be 0).
+ * merge: each connection pipelines, per offset of its own, SETBIT 1, 1, 0, 1; the
+ * replies must be 0, 1, 1, 0 whatever the other connections do, which holds only
+ * if the writes of one key are applied in the order they were sent, also when the
+ * server merges them into one commit. Every offset ends set, after 3 changes. */
+
+struct step {
+    int value, old; /* SETBIT key offset value, and the reply it must get */
+};
+static const struct step ONCE[] = {{1, 0}};
+static const struct step FLIP[] = {{1, 0}, {1, 1}, {0, 1}, {1, 0}};
 
 struct worker {
     pthread_t thread;
     long index, n;
+    const struct step *steps;
+    int nsteps;
     const char *key;
     long wrong;     /* replies other than (integer) 0 */
     bool failed;    /* the connection broke */
     char first[200]; /* the first problem, for the report */
 };
 
-/* Sends one batch of SETBITs and checks every reply is the old bit, 0. */
+/* Sends one batch of SETBITs (the steps for each offset) and checks every reply is
+ * the old bit the steps expect. */
 static bool worker_batch(struct worker *w, redisContext *c, long long from, long count)
 {
     for (long i = 0; i < count; i++)
-        if (redisAppendCommand(c, "SETBIT %s %lld 1", w->key, from + i) != REDIS_OK)
-            return false;
-    for (long i = 0; i < count; i++) {
+        for (int s = 0; s < w->nsteps; s++)
+            if (redisAppendCommand(c, "SETBIT %s %lld %d", w->key, from + i, w->steps[s].value) != REDIS_OK)
+                return false;
+    for (long i = 0; i < count * w->nsteps; i++) {
+        const struct step *st = &w->steps[i % w->nsteps];
         void *v = NULL;
         if (redisGetReply(c, &v) != REDIS_OK)
             return false;
         redisReply *r = v;
-        if (!(r->type == REDIS_REPLY_INTEGER && r->integer == 0) && w->wrong++ == 0) {
+        if (!(r->type == REDIS_REPLY_INTEGER && r->integer == st->old) && w->wrong++ == 0) {
             char got[160];
             describe_reply(got, sizeof got, r);
-            snprintf(w->first, sizeof w->first, "connection %ld: SETBIT %s %lld 1 gave %s",
-                     w->index, w->key, from + i, got);
+            snprintf(w->first, sizeof w->first, "connection %ld: SETBIT %s %lld %d gave %s, not %d",
+                     w->index, w->key, from + i / w->nsteps, st->value, got, st->old);
         }
         freeReplyObject(r);
     }
@@ -483,8 +499,9 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* concurrent C N KEY */
-static int mode_concurrent(long conns, long n, const char *key)
+/* concurrent C N KEY, merge C N KEY */
+static int mode_concurrent(const char *name, const struct step *steps, int nsteps, long conns, long n,
+                           const char *key)
 {
     struct worker *w = calloc((size_t)conns, sizeof *w);
     redisContext *c = connect_hiredis();
@@ -494,7 +511,7 @@ static int mode_concurrent(long conns, long n, const char *key)
     if (!w || !c || !command_integer(c, &count, "DEL %s", key, 0))
         goto done;
     for (; started < conns; started++) {
-        w[started] = (struct worker){.index = started, .n = n, .key = key};
+        w[started] = (struct worker){.index = started, .n = n, .steps = steps, .nsteps = nsteps, .key = key};
         if (pthread_create(&w[started].thread, NULL, worker_main, &w[started]) != 0) {
             fprintf(stderr, "resp_stress: cannot start thread %ld\n", started);
             break;
@@ -512,12 +529,12 @@ static int mode_concurrent(long conns, long n, const char *key)
         goto done;
     rc = 1;
     if (first)
-        printf("resp_stress concurrent: first problem: %s\n", first);
+        printf("resp_stress %s: first problem: %s\n", name, first);
     if (!command_integer(c, &count, "BITCOUNT %s", key, 0))
         goto done;
-    printf("resp_stress concurrent: %ld connections x %ld SETBITs, BITCOUNT %s = %lld "
+    printf("resp_stress %s: %ld connections x %ld SETBITs, BITCOUNT %s = %lld "
            "(expected %lld), %ld wrong replies, %ld broken connections\n",
-           conns, n, key, count, (long long)conns * n, wrong, failed);
+           name, conns, n * nsteps, key, count, (long long)conns * n, wrong, failed);
     if (count == (long long)conns * n && wrong == 0 && failed == 0)
         rc = 0;
 done:
@@ -537,6 +554,8 @@ static void usage(void)
             "  disconnect N KEY      N pipelined SETBITs on raw sockets dropped without reading\n"
             "                        (FIN, RST, and mid-command); then PING and BITCOUNT\n"
             "  concurrent C N KEY    C connections x N SETBITs of distinct offsets, batches of %d\n"
+            "  merge C N KEY         the same with SETBIT 1, 1, 0, 1 pipelined per offset: replies\n"
+            "                        0, 1, 1, 0 (applied in the order sent), BITCOUNT C x N\n"
             "  KEY is deleted first. The run stops after S seconds (default %d).\n",
             BATCH, DEFAULT_TIMEOUT);
 }
@@ -593,7 +612,10 @@ int main(int argc, char **argv)
         return mode_disconnect(a, args[1]);
     if (strcmp(mode, "concurrent") == 0 && nargs == 3 && parse_count(args[0], MAX_CONNS, &a) &&
         parse_count(args[1], 10000000, &b))
-        return mode_concurrent(a, b, args[2]);
+        return mode_concurrent(mode, ONCE, 1, a, b, args[2]);
+    if (strcmp(mode, "merge") == 0 && nargs == 3 && parse_count(args[0], MAX_CONNS, &a) &&
+        parse_count(args[1], 10000000, &b))
+        return mode_concurrent(mode, FLIP, 4, a, b, args[2]);
     usage();
     return 2;
 }
