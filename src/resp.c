@@ -31,7 +31,8 @@
 
 #define BITMAPD_VERSION "0.3.0"
 #define REDIS_COMPAT_VERSION "7.0.15" /* the Redis whose replies we match */
-#define MAX_STARTED 64                /* commands of one client running at once */
+#define MAX_STARTED 1024              /* commands of one client running at once (a train merges a
+                                       * pipeline of one-key writes: more at once, fewer commits) */
 #define OUTPUT_HIGH_WATER (64u << 20) /* stop reading a client that does not read replies */
 
 struct resp_server {
@@ -54,8 +55,10 @@ struct rclient {
     char *name, *lib_name, *lib_ver;
     struct rparser parser;
     struct rcmd *head, *tail;
+    struct rcmd *next_start; /* the first command not started yet, or NULL (they start in order) */
     size_t queued;   /* commands in the FIFO */
     size_t started;  /* started and not finished */
+    size_t started_other; /* of those, commands other than RC_MERGED writes */
     bool closing;    /* QUIT or a protocol error: read nothing more, close once flushed */
     bool gone;       /* the socket is closed; freed when nothing is in flight */
     bool eof;        /* the peer closed its side: answer what was read, then close */
@@ -651,11 +654,25 @@ static bool arity_ok(const struct rcmd *c)
     return a >= 0 ? (int)c->argc == a : (int)c->argc >= -a;
 }
 
+static bool is_merged(const struct rcmd *c) { return c->def && (c->def->flags & RC_MERGED); }
+
+/* May c (not started; every command before it is) start now? An RC_MERGED write
+ * waits for nothing while only such writes run (the common deep pipeline of
+ * SETBITs), without comparing it with each of them. */
+static bool may_start(const struct rclient *cl, const struct rcmd *c)
+{
+    if (is_merged(c) && cl->started_other == 0) return true;
+    for (struct rcmd *e = cl->head; e != c; e = e->next)
+        if (!e->done && must_wait(e, c)) return false;
+    return true;
+}
+
 static void cmd_start(struct rclient *cl, struct rcmd *c)
 {
     c->t0 = metrics_now();
     c->started = true;
     cl->started++;
+    if (!is_merged(c)) cl->started_other++;
     cl->srv->commands++;
     c->r.proto = cl->proto;
     if (!c->def) {
@@ -677,6 +694,7 @@ static void client_flush(struct rclient *cl)
     while (cl->head && cl->head->done) {
         struct rcmd *c = cl->head;
         cl->head = c->next;
+        if (cl->next_start == c) cl->next_start = c->next;
         if (!cl->head) cl->tail = NULL;
         cl->queued--;
         if (!cl->gone) bufferevent_write_buffer(cl->bev, c->r.out);
@@ -700,15 +718,10 @@ static void client_pump(struct rclient *cl)
     cl->pumping = true;
     do {
         cl->repump = false;
-        for (struct rcmd *c = cl->head; c && !cl->gone && cl->started < MAX_STARTED; c = c->next) {
-            if (c->started) continue;
-            bool blocked = false;
-            for (struct rcmd *e = cl->head; e != c; e = e->next)
-                if (!e->done && must_wait(e, c)) {
-                    blocked = true;
-                    break;
-                }
-            if (blocked) break;
+        for (;;) { /* from the first command not started: a pump per finished command stays O(1) */
+            while (cl->next_start && cl->next_start->started) cl->next_start = cl->next_start->next;
+            struct rcmd *c = cl->next_start;
+            if (!c || cl->gone || cl->started >= MAX_STARTED || !may_start(cl, c)) break;
             cmd_start(cl, c);
         }
         client_flush(cl);
@@ -773,6 +786,7 @@ void rcmd_finish(struct rcmd *c)
     count_command(c);
     c->done = true;
     cl->started--;
+    if (!is_merged(c)) cl->started_other--;
     g_inflight--;
     client_pump(cl);
 }
@@ -895,6 +909,7 @@ static void client_free(struct rclient *cl)
         rargs_free(c->argv, c->argc);
         free(c);
     }
+    cl->next_start = NULL;
     if (cl->bev) bufferevent_free(cl->bev);
     if (cl->timer) event_free(cl->timer);
     rparser_reset(&cl->parser);
@@ -916,6 +931,7 @@ static void append_cmd(struct rclient *cl, struct rcmd *c)
         cl->head = c;
     cl->tail = c;
     cl->queued++;
+    if (!cl->next_start) cl->next_start = c;
 }
 
 static bool enqueue(struct rclient *cl, struct rarg *argv, size_t argc)
