@@ -178,6 +178,13 @@ static bool wp_add_writes(struct wpath *wp, struct store_write *w, size_t *nw, s
     return true;
 }
 
+/* The pause before retry number `attempts` (> 1) after a conflict: jittered, growing. */
+static int retry_pause_us(int attempts)
+{
+    int cap = attempts > 8 ? 8 : attempts;
+    return 250 * cap + rand() % (1000 * cap);
+}
+
 static void wp_cas_done(enum store_status st, const char *err, const bool *conflict, void *arg)
 {
     struct wpath *wp = arg;
@@ -226,9 +233,7 @@ static void wp_cas_done(enum store_status st, const char *err, const bool *confl
     for (size_t g = 0; g < still; g++)
         if (wp->units[wp->pending[g]].attempts > attempts) attempts = wp->units[wp->pending[g]].attempts;
     if (attempts > 1 && (wp->retry_timer || (wp->retry_timer = evtimer_new(store_event_base(wp->st), wp_retry_cb, wp)))) {
-        int cap = attempts > 8 ? 8 : attempts, us = 250 * cap + rand() % (1000 * cap);
-        struct timeval tv = {0, us};
-        event_add(wp->retry_timer, &tv);
+        event_add(wp->retry_timer, &(struct timeval){0, retry_pause_us(attempts)});
         return;
     }
     wp_load(wp);
@@ -729,9 +734,7 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
         return;
     }
     if (t->attempts > 1) { /* see wp_cas_done: another instance's writer; wait a moment */
-        int cap = t->attempts > 8 ? 8 : t->attempts, us = 250 * cap + rand() % (1000 * cap);
-        struct timeval tv = {0, us};
-        event_add(t->timer, &tv);
+        event_add(t->timer, &(struct timeval){0, retry_pause_us(t->attempts)});
         return;
     }
     train_load(t);
