@@ -205,6 +205,21 @@ http POST "/v1/users/$E/pushes" '{"messages": [3]}' -H "If-Match: $e1"
 expect_error "push with a stale If-Match" 412 precondition_failed
 http POST "/v1/users/$E/reads" '{"messages": [1]}' -H "If-Match: $e1"
 expect_error "read with a stale If-Match" 412 precondition_failed
+
+# 20 pushes at once with the same current ETag: writes of one key may be merged into
+# one commit (docs/design.md, "Merged writes"), yet exactly one may win.
+E2=$(uid 14)
+http POST "/v1/users/$E2/pushes" '{"messages": [1]}'
+cur=$HTTP_ETAG
+par=()
+for ((i = 0; i < 20; i++)); do
+  par+=(--next -s -o /dev/null -w '%{http_code}\n' -X POST -H "If-Match: $cur" -H 'Content-Type: application/json'
+    --data-binary "{\"messages\": [$((100 + i))]}" "$BASE_URL/v1/users/$E2/pushes")
+done
+codes=$(curl --no-progress-meter --parallel --parallel-immediate --parallel-max 20 "${par[@]:1}" | sort | uniq -c | awk '{printf "%s×%s ", $1, $2}')
+check "20 concurrent pushes with one If-Match: one 200, nineteen 412" "1×200 19×412 " "$codes"
+http GET "/v1/users/$E2/unread"
+check "… and one of them was stored" 2 "$(jget .pushed)"
 http DELETE "/v1/users/$E/messages/1" "" -H "If-Match: $e1"
 expect_error "retract with a stale If-Match" 412 precondition_failed
 http POST "/v1/users/$E/history/drop" '{"before": 2}' -H "If-Match: $e1"
