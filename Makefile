@@ -115,9 +115,15 @@ run: deps all
 psql: deps
 	@bash scripts/psql.sh $(ARGS)
 
-bench: deps all $(BUILD)/bench/naive
+bench: deps all $(BUILD)/bench/naive $(BUILD)/bench/hotkey
 	@bash scripts/deps.sh bench
-	@BENCH_BIN=$${BENCH_BIN:-$(BUILD)/bitmapd} BENCH_NAIVE=$${BENCH_NAIVE:-$(BUILD)/bench/naive} bash bench/run.sh
+	@BENCH_BIN=$${BENCH_BIN:-$(BUILD)/bitmapd} BENCH_NAIVE=$${BENCH_NAIVE:-$(BUILD)/bench/naive} \
+	  BENCH_HOTKEY=$${BENCH_HOTKEY:-$(BUILD)/bench/hotkey} bash bench/run.sh
+
+# many clients writing one key (bench/hotkey.sh), the same stream to bitmapd and redis
+$(BUILD)/bench/hotkey: bench/hotkey.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -pthread -o $@ $< -lhiredis -lpthread
 
 # the seed-000 design (blocking SELECT + UPDATE per SETBIT) as a load generator
 $(BUILD)/bench/naive: bench/naive.c

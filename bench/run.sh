@@ -12,7 +12,8 @@
 #   2. load-tests push / read / isReadable / a newest-first page with wrk;
 #   3. bench/resp.sh: SETBIT and GETBIT with redis-benchmark against bitmapd and
 #      both redis-servers, and the naive seed-000 design (bench/naive), at several
-#      client counts; medians, the ratios of the targets, a PNG chart;
+#      client counts; medians, the ratios of the targets, a PNG chart; then
+#      bench/hotkey.sh: many clients writing one key, and WAL per write by key size;
 #   4. bench/http_scale.sh (a page at depth 1,000,000, fan-out to 1,000,000 users)
 #      and bench/storage.sh (bytes per user of the seed workloads), when present.
 # Throughput comes before storage.sh, whose loads leave dead tuples and
@@ -51,7 +52,7 @@ cd -- "$ROOT"
 # The settings given on the command line, for the report ("BENCH_QUICK=1 make bench").
 CMD_ENV=""
 for v in ${!BENCH_@}; do
-  case $v in BENCH_BIN | BENCH_NAIVE) continue ;; esac
+  case $v in BENCH_BIN | BENCH_NAIVE | BENCH_HOTKEY) continue ;; esac
   CMD_ENV+="$v=$(printf '%q' "${!v}") "
 done
 
@@ -464,9 +465,10 @@ DSN_DB=$(sed -n 's/.*dbname=\([^ ]*\).*/\1/p' <<<"$OWNER_DSN")
 export BENCH_PGURL="postgresql://$DSN_USER:$DSN_PASSWORD@127.0.0.1:$PG_PORT/$DSN_DB"
 export BENCH_HTTP=$URL BENCH_RESP_PORT=$RESP_PORT BENCH_REDIS_PORT=$REDIS_PORT
 export BENCH_REDIS_FSYNC_PORT=$REDIS_FSYNC_PORT BENCH_BIN=$BIN BENCH_NAIVE=$NAIVE BENCH_TMP
+export BENCH_HOTKEY=${BENCH_HOTKEY:-build/bench/hotkey}
 CHART=$(dirname -- "$OUT")/bench-throughput.png
 export BENCH_CHART=$WORK/bench-throughput.png BENCH_CHART_LINK=bench-throughput.png
-STEPS=(resp http_scale storage)
+STEPS=(resp hotkey http_scale storage)
 declare -A STEP_RC=() STEP_S=()
 for st in "${STEPS[@]}"; do
   script=bench/$st.sh
@@ -585,7 +587,7 @@ TOTAL_S=$(($(date +%s) - START_S))
   echo
   echo "Figures of one run of \`$CMD\` ($(date -u '+%Y-%m-%d %H:%M UTC'), ${TOTAL_S}s in all). The script,"
   echo "\`bench/run.sh\`, rewrites this file on every run; what it runs is in \`bench/\` (wrk's Lua scripts,"
-  echo "\`resp.sh\`, \`naive.c\`, \`http_scale.sh\`, \`storage.sh\`, \`chart.gp\`)."
+  echo "\`resp.sh\`, \`naive.c\`, \`hotkey.sh\`, \`hotkey.c\`, \`http_scale.sh\`, \`storage.sh\`, \`chart.gp\`)."
   if ((QUICK)); then
     echo
     echo "**This is a smoke run (\`BENCH_QUICK=1\`)**: short measurements, fewer client counts, one repeat,"
