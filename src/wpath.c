@@ -479,6 +479,7 @@ struct wp_train {
     const struct config *cfg;
     bool open;            /* newcomers may join until it runs */
     bool busy;            /* calling back members: a member freed meanwhile only leaves */
+    bool ending;          /* committed, keys released: members are answered on the next turn */
     struct wp_member *members;
     size_t nmembers, cap, live;
     struct wp_slot slots[TRAIN_MAX_SLOTS];
@@ -491,6 +492,7 @@ struct wp_train {
 
 static void train_load(struct wp_train *t);
 static void train_release(struct wp_train *t);
+static void train_end(struct wp_train *t, enum wp_status st, const char *msg);
 
 static bool same_key(const struct wp_key *a, const struct wp_key *b)
 {
@@ -512,9 +514,13 @@ static bool train_eligible(const struct wpath *wp)
 
 static void train_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
+    struct wp_train *t = arg;
     (void)fd;
     (void)what;
-    train_load(arg);
+    if (t->ending)
+        train_end(t, WP_OK, NULL);
+    else
+        train_load(t);
 }
 
 static void train_free(struct wp_train *t)
@@ -625,12 +631,22 @@ static void train_enter(struct wpath *wp)
     }
 }
 
-/* Frees the train's keys; the requests that waited on them form the next train. */
+/* Frees the train's keys; the requests that waited on them form the next train,
+ * which starts at once: its statement can then leave in the next one, before the
+ * replies of this train's members are written. */
 static void train_release(struct wp_train *t)
 {
     struct wpath *wake = NULL;
+    bool busy = t->busy;
+
     for (int i = 0; i < t->nslots; i++) keylock_drop(&t->slots[i].k, NULL, t, &wake);
     keylock_wake(wake);
+    t->busy = true; /* the next train's work may free a member of this one */
+    for (int i = 0; i < t->nslots; i++) {
+        struct keylock *l = *keylock_find(&t->slots[i].k);
+        if (l && l->train && l->train != t && l->train->open) train_load(l->train);
+    }
+    t->busy = busy;
 }
 
 /* Member i leaves the train; its request goes on (next chunk, or done) with st. */
@@ -654,7 +670,7 @@ static void train_leave(struct wp_train *t, size_t i, enum wp_status st, const c
 static void train_end(struct wp_train *t, enum wp_status st, const char *msg)
 {
     t->open = false;
-    train_release(t);
+    if (!t->ending) train_release(t);
     t->busy = true;
     for (size_t i = 0; i < t->nmembers; i++)
         if (t->members[i].wp) train_leave(t, i, st, msg);
@@ -724,8 +740,16 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
             unit_end(t->members[i].wp, u, WP_CONFLICTED);
         }
     }
-    if (!retry) {
-        train_end(t, WP_OK, NULL);
+    if (!retry) { /* the next train goes first; these members are answered on the next turn */
+        t->open = false;
+        train_release(t);
+        t->ending = true;
+        if (!t->live) {
+            train_free(t);
+            return;
+        }
+        event_del(t->timer);
+        event_active(t->timer, EV_TIMEOUT, 1);
         return;
     }
     train_leave_ended(t);
@@ -858,6 +882,7 @@ static void train_load(struct wp_train *t)
     size_t n = 0;
 
     t->open = false;
+    event_del(t->timer); /* started before its timer (see train_release) */
     t->busy = true;
     for (size_t i = 0; i < t->nmembers; i++)
         if (t->members[i].wp && t->members[i].wp->abandoned) train_leave(t, i, WP_FAILED, "client went away");
@@ -873,6 +898,13 @@ static void train_load(struct wp_train *t)
     }
     for (int i = 0; i < t->nslots; i++)
         if (t->slots[i].used) keys[n++] = (struct store_key){(const uint8_t *)t->slots[i].k.key, t->slots[i].k.keylen};
+    struct store_row rows[TRAIN_MAX_SLOTS];
+    struct cache_blob *held[TRAIN_MAX_SLOTS];
+    if (store_peek(t->st, keys, n, rows, held)) { /* all cached: no loop turn to wait for */
+        train_load_done(STORE_OK, NULL, rows, t);
+        store_peek_release(held, n);
+        return;
+    }
     if (!(t->job = store_load(t->st, keys, n, 0, train_load_done, t))) train_end(t, WP_FAILED, "out of memory");
 }
 
