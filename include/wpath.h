@@ -4,7 +4,9 @@
  *
  * A request is a list of units; a unit is 1..WP_MAX_KEYS keys that commit together
  * (a user's push and read bitmaps). Units are processed in chunks of
- * [postgres] batch_keys keys, each chunk one load and one compare-and-swap statement. */
+ * [postgres] batch_keys keys, each chunk one load and one compare-and-swap statement.
+ * With wpath_ops.merge, a one-unit chunk is merged with other requests' writes of
+ * the same keys (wtrain.c). */
 #ifndef BITMAPD_WPATH_H
 #define BITMAPD_WPATH_H
 
