@@ -32,6 +32,7 @@ struct wp_slot {          /* one key of a train and its shared copy */
     int64_t nbytes;
     bool found;
     bool dirty, cached, used, corrupt;
+    uint8_t *encoded;     /* the new bytes while the statement is built */
     char error[160];      /* when corrupt: the reason, naming the key */
 };
 
@@ -48,12 +49,11 @@ struct wp_train {
     bool ending;          /* committed, keys released: members are answered on the next turn */
     struct wp_member *members;
     size_t nmembers, cap, live;
-    struct wp_slot slots[TRAIN_MAX_SLOTS];
+    struct wp_slot *slots[TRAIN_MAX_SLOTS]; /* allocated one by one: most trains have one key */
     int nslots;
     int attempts;
     struct db_job *job;
     struct event *timer;  /* the start at the end of the loop turn; the pause before a retry */
-    uint8_t *encoded[TRAIN_MAX_SLOTS];
 };
 
 static void train_load(struct wp_train *t);
@@ -94,10 +94,11 @@ static void train_free(struct wp_train *t)
     if (t->job) db_cancel(t->job);
     if (t->timer) event_free(t->timer);
     for (int i = 0; i < t->nslots; i++) {
-        struct wp_slot *s = &t->slots[i];
+        struct wp_slot *s = t->slots[i];
         if (s->k.bm) roaring_bitmap_free(s->k.bm);
         if (s->k.key != s->k.buf) free((char *)s->k.key);
-        free(t->encoded[i]);
+        free(s->encoded);
+        free(s);
     }
     free(t->members);
     free(t);
@@ -122,7 +123,7 @@ static struct wp_train *train_new(struct wpath *wp)
 static int train_slot(struct wp_train *t, const struct wp_key *k)
 {
     for (int i = 0; i < t->nslots; i++)
-        if (same_key(&t->slots[i].k, k)) return i;
+        if (same_key(&t->slots[i]->k, k)) return i;
     return -1;
 }
 
@@ -142,9 +143,12 @@ static bool train_add(struct wp_train *t, struct wpath *wp)
     for (int k = 0; k < u->nkeys; k++) {
         int i = train_slot(t, &u->keys[k]);
         if (i < 0) {
-            struct wp_slot *s = &t->slots[t->nslots];
-            memset(s, 0, sizeof(*s));
-            if (!wp_key_set(&s->k, u->keys[k].key, u->keys[k].keylen)) return false;
+            struct wp_slot *s = calloc(1, sizeof(*s));
+            if (!s || !wp_key_set(&s->k, u->keys[k].key, u->keys[k].keylen)) {
+                free(s);
+                return false;
+            }
+            t->slots[t->nslots] = s;
             wp_lock_take(&s->k, NULL, t);
             i = t->nslots++;
         }
@@ -205,11 +209,11 @@ static void train_release(struct wp_train *t)
     struct wpath *wake = NULL;
     bool busy = t->busy;
 
-    for (int i = 0; i < t->nslots; i++) wp_lock_drop(&t->slots[i].k, NULL, t, &wake);
+    for (int i = 0; i < t->nslots; i++) wp_lock_drop(&t->slots[i]->k, NULL, t, &wake);
     wp_lock_wake(wake);
     t->busy = true; /* the next train's work may free a member of this one */
     for (int i = 0; i < t->nslots; i++) {
-        struct keylock *l = *wp_lock_find(&t->slots[i].k);
+        struct keylock *l = *wp_lock_find(&t->slots[i]->k);
         if (l && l->train && l->train != t && l->train->open) train_load(l->train);
     }
     t->busy = busy;
@@ -275,8 +279,8 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
 
     t->job = NULL;
     for (int i = 0; i < t->nslots; i++) {
-        free(t->encoded[i]);
-        t->encoded[i] = NULL;
+        free(t->slots[i]->encoded);
+        t->slots[i]->encoded = NULL;
     }
     if (st != STORE_OK) {
         train_end(t, st == STORE_UNAVAILABLE ? WP_UNAVAILABLE : WP_FAILED,
@@ -357,13 +361,13 @@ static void train_apply(struct wp_train *t, struct wp_member *m)
     struct wp_unit *u = member_unit(m);
 
     for (int k = 0; k < u->nkeys; k++)
-        if (t->slots[m->slot[k]].corrupt) {
-            snprintf(u->error, sizeof(u->error), "%s", t->slots[m->slot[k]].error);
+        if (t->slots[m->slot[k]]->corrupt) {
+            snprintf(u->error, sizeof(u->error), "%s", t->slots[m->slot[k]]->error);
             wp_unit_end(wp, u, WP_CORRUPT);
             return;
         }
     for (int k = 0; k < u->nkeys; k++) {
-        struct wp_slot *s = &t->slots[m->slot[k]];
+        struct wp_slot *s = t->slots[m->slot[k]];
         struct wp_key *key = &u->keys[k];
         key->bm = s->k.bm;
         key->version = s->version;
@@ -375,7 +379,7 @@ static void train_apply(struct wp_train *t, struct wp_member *m)
     u->verdict = r == WP_REJECT ? WP_REJECTED : WP_OK;
     u->sent = true;
     for (int k = 0; k < u->nkeys; k++) {
-        struct wp_slot *s = &t->slots[m->slot[k]];
+        struct wp_slot *s = t->slots[m->slot[k]];
         struct wp_key *key = &u->keys[k];
         s->k.bm = key->bm; /* mutate() may have replaced it */
         s->used = true;
@@ -405,18 +409,18 @@ static void train_load_done(enum store_status st, const char *err, const struct 
         return;
     }
     for (int i = 0; i < t->nslots; i++)
-        if (t->slots[i].used) slot_load(&t->slots[i], &rows[pos++]);
-    for (int i = 0; i < t->nslots; i++) t->slots[i].used = false;
+        if (t->slots[i]->used) slot_load(t->slots[i], &rows[pos++]);
+    for (int i = 0; i < t->nslots; i++) t->slots[i]->used = false;
     for (size_t i = 0; i < t->nmembers; i++)
         if (t->members[i].wp) train_apply(t, &t->members[i]);
-    for (int i = 0; i < t->nslots; i++) send |= t->slots[i].used && (t->slots[i].dirty || t->slots[i].cached);
+    for (int i = 0; i < t->nslots; i++) send |= t->slots[i]->used && (t->slots[i]->dirty || t->slots[i]->cached);
     if (!send) { /* nothing changed, decided on rows read from the database */
         bool none = false;
         train_cas_done(STORE_OK, NULL, &none, t);
         return;
     }
     for (int i = 0; i < t->nslots; i++) {
-        struct wp_slot *s = &t->slots[i];
+        struct wp_slot *s = t->slots[i];
         if (!s->used) continue;
         struct store_write *x = &w[nw++];
         memset(x, 0, sizeof(*x));
@@ -427,11 +431,11 @@ static void train_load_done(enum store_status st, const char *err, const struct 
         x->nbytes = s->dirty ? s->nbytes : s->k.nbytes;
         if (!s->dirty) continue; /* a version check */
         size_t len;
-        if (!codec_encode(s->k.bm, &t->encoded[i], &len)) {
+        if (!codec_encode(s->k.bm, &t->slots[i]->encoded, &len)) {
             train_cas_done(STORE_ERROR, "could not encode a bitmap", NULL, t);
             return;
         }
-        x->bits = t->encoded[i];
+        x->bits = t->slots[i]->encoded;
         x->len = len;
         x->cardinality = roaring_bitmap_get_cardinality(s->k.bm);
         x->checksum = codec_crc32c(x->bits, len);
@@ -457,13 +461,13 @@ static void train_load(struct wp_train *t)
         train_end(t, WP_OK, NULL);
         return;
     }
-    for (int i = 0; i < t->nslots; i++) t->slots[i].used = false;
+    for (int i = 0; i < t->nslots; i++) t->slots[i]->used = false;
     for (size_t i = 0; i < t->nmembers; i++) {
         if (!t->members[i].wp) continue;
-        for (int k = 0; k < member_unit(&t->members[i])->nkeys; k++) t->slots[t->members[i].slot[k]].used = true;
+        for (int k = 0; k < member_unit(&t->members[i])->nkeys; k++) t->slots[t->members[i].slot[k]]->used = true;
     }
     for (int i = 0; i < t->nslots; i++)
-        if (t->slots[i].used) keys[n++] = (struct store_key){(const uint8_t *)t->slots[i].k.key, t->slots[i].k.keylen};
+        if (t->slots[i]->used) keys[n++] = (struct store_key){(const uint8_t *)t->slots[i]->k.key, t->slots[i]->k.keylen};
     struct store_row rows[TRAIN_MAX_SLOTS];
     struct cache_blob *held[TRAIN_MAX_SLOTS];
     if (store_peek(t->st, keys, n, rows, held)) { /* all cached: no loop turn to wait for */
