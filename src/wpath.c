@@ -198,6 +198,20 @@ static void wp_cas_done(enum store_status st, const char *err, const bool *confl
     wp_load(wp);
 }
 
+bool wp_key_load(struct wp_key *key, const struct store_row *row, char *err, size_t errlen)
+{
+    key->dirty = false;
+    key->found = row->found;
+    key->version = row->found ? row->version : 0; /* a missing row: the write will insert it */
+    key->nbytes = row->found ? row->nbytes : -1;
+    if (row->found) {
+        key->bm = wpath_decode_row(key->key, key->keylen, row, err, errlen);
+    } else if (!(key->bm = roaring_bitmap_create())) {
+        snprintf(err, errlen, "out of memory");
+    }
+    return key->bm != NULL;
+}
+
 /* Decodes one unit's rows; false if a row is missing (the unit will be retried)
  * or corrupt (the unit is ended). */
 static bool wp_decode_unit(struct wpath *wp, struct wp_unit *u, const struct store_row *rows,
@@ -207,24 +221,8 @@ static bool wp_decode_unit(struct wpath *wp, struct wp_unit *u, const struct sto
     u->unverified = false;
     for (int k = 0; k < u->nkeys; k++) {
         const struct store_row *row = &rows[first + (size_t)k];
-        struct wp_key *key = &u->keys[k];
-        key->dirty = false;
         u->unverified |= row->cached;
-        key->found = row->found;
-        key->version = row->version;
-        key->nbytes = row->nbytes;
-        if (!row->found) { /* the write will insert it */
-            key->version = 0;
-            key->nbytes = -1;
-            if (!(key->bm = roaring_bitmap_create())) {
-                snprintf(u->error, sizeof(u->error), "out of memory");
-                wp_unit_end(wp, u, WP_CORRUPT);
-                return false;
-            }
-            continue;
-        }
-        key->bm = wpath_decode_row(key->key, key->keylen, row, u->error, sizeof(u->error));
-        if (!key->bm) {
+        if (!wp_key_load(&u->keys[k], row, u->error, sizeof(u->error))) {
             wp_unit_end(wp, u, WP_CORRUPT);
             return false;
         }

@@ -338,20 +338,12 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
 static void slot_load(struct wp_slot *s, const struct store_row *row)
 {
     if (s->k.bm) roaring_bitmap_free(s->k.bm);
-    s->k.bm = NULL;
-    s->dirty = s->corrupt = false;
+    s->dirty = false;
     s->cached = row->cached;
-    s->k.found = s->found = row->found;
-    s->k.version = s->version = row->found ? row->version : 0;
-    s->k.nbytes = s->nbytes = row->found ? row->nbytes : -1;
-    if (!row->found)
-        s->k.bm = roaring_bitmap_create();
-    else
-        s->k.bm = wpath_decode_row(s->k.key, s->k.keylen, row, s->error, sizeof(s->error));
-    if (!s->k.bm) {
-        s->corrupt = true;
-        if (!row->found) snprintf(s->error, sizeof(s->error), "out of memory");
-    }
+    s->corrupt = !wp_key_load(&s->k, row, s->error, sizeof(s->error));
+    s->found = s->k.found;
+    s->version = s->k.version;
+    s->nbytes = s->k.nbytes;
 }
 
 /* Applies member m's unit to the shared copies, after the units before it. */
