@@ -28,16 +28,16 @@ SELECT u.user_id,
        coalesce(p.cardinality, 0)                                        AS pushed,
        rd.read,
        coalesce(p.cardinality, 0) - rd.read                              AS unread,
-       bitmapd.max_member(p.bits)                                        AS last_message,
+       bitmapd.max_member(bitmapd.value_tail(p.key, p.bits))                                        AS last_message,
        coalesce(p.version, 0) + coalesce(r.version, 0)                   AS version,
-       coalesce(octet_length(p.bits), 0) + coalesce(octet_length(r.bits), 0) AS bytes,
+       coalesce(bitmapd.value_bytes(p.key, p.bits), 0) + coalesce(bitmapd.value_bytes(r.key, r.bits), 0) AS bytes,
        greatest(p.updated_at, r.updated_at)                              AS updated_at
   FROM bitmapd.inbox_user_ids u
   LEFT JOIN bitmapd.bitmaps p ON p.key = bitmapd.inbox_key('push', u.user_id)
   LEFT JOIN bitmapd.bitmaps r ON r.key = bitmapd.inbox_key('read', u.user_id)
   CROSS JOIN LATERAL (
       SELECT CASE WHEN coalesce(r.cardinality, 0) = 0 OR coalesce(p.cardinality, 0) = 0 THEN 0
-                  ELSE bitmapd.and_count(p.bits, r.bits) END AS read) rd;
+                  ELSE bitmapd.and_count(bitmapd.value(p.key, p.bits), bitmapd.value(r.key, r.bits)) END AS read) rd;
 
 COMMENT ON VIEW bitmapd.inbox_users IS
   'Message box per user; filter by user_id for one user (the view scans all message:* keys)';
@@ -53,8 +53,8 @@ CREATE OR REPLACE FUNCTION bitmapd.inbox_user_periods(p_user bigint)
 RETURNS TABLE (period text, first_message bigint, pushed bigint, read bigint)
 LANGUAGE sql STABLE AS $$
     SELECT pr.period, pr.first_message,
-           coalesce(bitmapd.count_range(p.bits, pr.first_message, pr.next_first_message), 0),
-           coalesce(bitmapd.count_range(r.bits, pr.first_message, pr.next_first_message), 0)
+           coalesce(bitmapd.count_range(bitmapd.value(p.key, p.bits), pr.first_message, pr.next_first_message), 0),
+           coalesce(bitmapd.count_range(bitmapd.value(r.key, r.bits), pr.first_message, pr.next_first_message), 0)
       FROM bitmapd.inbox_period_ranges pr
       LEFT JOIN bitmapd.bitmaps p ON p.key = bitmapd.inbox_key('push', p_user)
       LEFT JOIN bitmapd.bitmaps r ON r.key = bitmapd.inbox_key('read', p_user)
@@ -69,8 +69,8 @@ SELECT pr.period, pr.first_message, pr.next_first_message,
        coalesce(sum(c.read), 0)::bigint     AS read
   FROM bitmapd.inbox_period_ranges pr
   LEFT JOIN LATERAL (
-      SELECT bitmapd.count_range(p.bits, pr.first_message, pr.next_first_message) AS pushed,
-             coalesce(bitmapd.count_range(r.bits, pr.first_message, pr.next_first_message), 0) AS read
+      SELECT bitmapd.count_range(bitmapd.value(p.key, p.bits), pr.first_message, pr.next_first_message) AS pushed,
+             coalesce(bitmapd.count_range(bitmapd.value(r.key, r.bits), pr.first_message, pr.next_first_message), 0) AS read
         FROM bitmapd.inbox_user_ids u
         JOIN bitmapd.bitmaps p ON p.key = bitmapd.inbox_key('push', u.user_id)
         LEFT JOIN bitmapd.bitmaps r ON r.key = bitmapd.inbox_key('read', u.user_id)) c ON true

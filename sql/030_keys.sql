@@ -12,8 +12,8 @@ $$;
 CREATE OR REPLACE VIEW bitmapd.keys AS
 SELECT encode(key, 'escape')                             AS key,       -- printable; bytes in key_bytes
        key                                                 AS key_bytes,
-       octet_length(bits)                                  AS bytes_stored,
-       bitmapd.string_length(bits, nbytes)                 AS length,
+       bitmapd.value_bytes(key, bits)                      AS bytes_stored,
+       bitmapd.string_length(bitmapd.value_tail(key, bits), nbytes) AS length,
        cardinality,
        version,
        updated_at

@@ -27,7 +27,7 @@ CREATE OR REPLACE FUNCTION bitmapd.checkin_days(user_id bigint) RETURNS SETOF da
 LANGUAGE sql STABLE STRICT AS $$
     SELECT bitmapd.checkin_date(m)
       FROM bitmapd.bitmaps b
-     CROSS JOIN LATERAL bitmapd.members(b.bits) AS m
+     CROSS JOIN LATERAL bitmapd.members(bitmapd.value(b.key, b.bits)) AS m
      WHERE b.key = bitmapd.checkin_key(user_id)
        AND m BETWEEN 0 AND 2932896
      ORDER BY m
@@ -60,13 +60,13 @@ SELECT u.user_id,
        coalesce(r.days, 0),
        bitmapd.checkin_date(r.first_member),
        bitmapd.checkin_date(r.last_member),
-       octet_length(b.bits)::bigint,
+       bitmapd.value_bytes(b.key, b.bits)::bigint,
        b.version,
        b.updated_at
   FROM bitmapd.bitmaps b
  CROSS JOIN LATERAL (SELECT bitmapd.checkin_user_of(b.key) AS user_id) u
   LEFT JOIN LATERAL (SELECT count(*) AS days, min(m) AS first_member, max(m) AS last_member
-                       FROM bitmapd.members(b.bits) AS m
+                       FROM bitmapd.members(bitmapd.value(b.key, b.bits)) AS m
                       WHERE m BETWEEN 0 AND 2932896) r ON true
  WHERE b.key >= lo AND b.key < hi
    AND u.user_id IS NOT NULL

@@ -30,7 +30,7 @@ SELECT k.id,
        CASE WHEN m.deleting THEN 'deleting' ELSE 'live' END AS state,
        coalesce(r.cardinality, 0)                            AS readers,
        coalesce(p.cardinality, 0)                            AS preread_pending,
-       octet_length(a.bits) + coalesce(octet_length(r.bits), 0) + coalesce(octet_length(p.bits), 0) AS bytes,
+       bitmapd.value_bytes(a.key, a.bits) + coalesce(bitmapd.value_bytes(r.key, r.bits), 0) + coalesce(bitmapd.value_bytes(p.key, p.bits), 0) AS bytes,
        a.version,
        greatest(a.updated_at, r.updated_at, p.updated_at)    AS updated_at
   FROM bitmapd.bitmaps a
@@ -39,7 +39,7 @@ SELECT k.id,
  CROSS JOIN LATERAL (
        SELECT coalesce(array_agg(x::integer ORDER BY x) FILTER (WHERE x < 65536), '{}') AS audiences,
               bool_or(x = 4294967295) AS deleting
-         FROM bitmapd.members(a.bits) AS x) m
+         FROM bitmapd.members(bitmapd.value(a.key, a.bits)) AS x) m
   LEFT JOIN bitmapd.bitmaps r ON r.key = bitmapd.notice_key('readers', k.id)
   LEFT JOIN bitmapd.bitmaps p ON p.key = bitmapd.notice_key('preread', k.id)
  WHERE a.key >= convert_to('notice:0', 'UTF8') AND a.key < convert_to('notice::', 'UTF8')
@@ -52,7 +52,7 @@ COMMENT ON VIEW bitmapd.notices IS
 -- Members of the row stored under key (none if there is no such row).
 CREATE OR REPLACE FUNCTION bitmapd._notice_members(k bytea) RETURNS SETOF bigint
 LANGUAGE sql STABLE STRICT AS $$
-    SELECT bitmapd.members(b.bits) FROM bitmapd.bitmaps b WHERE b.key = k
+    SELECT bitmapd.members(bitmapd.value(b.key, b.bits)) FROM bitmapd.bitmaps b WHERE b.key = k
 $$;
 
 -- Ids of the live notices of an audience, newest first, with the user's read flag:
@@ -78,7 +78,7 @@ CREATE OR REPLACE VIEW bitmapd.notice_audiences AS
 SELECT p.audience,
        coalesce(i.cardinality, 0)                                AS live_notices,
        u.cardinality                                             AS users,
-       coalesce(octet_length(i.bits), 0) + coalesce(octet_length(u.bits), 0) AS bytes
+       coalesce(bitmapd.value_bytes(i.key, i.bits), 0) + coalesce(bitmapd.value_bytes(u.key, u.bits), 0) AS bytes
   FROM (SELECT DISTINCT substring(encode(key, 'escape')
                                   FROM '^notice:audience:(0|[1-9][0-9]{0,4})(?::users)?$')::integer AS audience
           FROM bitmapd.bitmaps

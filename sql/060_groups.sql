@@ -116,7 +116,7 @@ RETURNS TABLE (group_id bigint, message_id bigint, eligible bigint, read bigint,
 LANGUAGE sql STABLE AS $$
     SELECT r.group_id, r.message_id, c.eligible, c.read, c.eligible - c.read,
            c.sender_member_id, s.user_id, r.bytes, r.version, r.updated_at
-      FROM (SELECT ids.group_id, ids.message_id, b.bits, octet_length(b.bits)::bigint AS bytes,
+      FROM (SELECT ids.group_id, ids.message_id, bitmapd.value(b.key, b.bits) AS bits, bitmapd.value_bytes(b.key, b.bits)::bigint AS bytes,
                    b.version, b.updated_at
               FROM bitmapd.bitmaps b
              CROSS JOIN LATERAL bitmapd._group_receipt_ids(b.key) ids

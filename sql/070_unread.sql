@@ -27,7 +27,7 @@ $$;
 CREATE OR REPLACE VIEW bitmapd.broadcast_cursors AS
 SELECT s.user_id,
        nullif(s.last_seen, -1)                                                   AS last_seen,
-       coalesce(bitmapd.count_range(b.bits, s.last_seen + 1, 4294967296), 0)    AS unread,
+       coalesce(bitmapd.count_range(bitmapd.value(b.key, b.bits), s.last_seen + 1, 4294967296), 0)    AS unread,
        s.seen_at
   FROM bitmapd.broadcast_seen s
   LEFT JOIN bitmapd.bitmaps b ON b.key = convert_to('broadcasts', 'UTF8');
@@ -94,7 +94,7 @@ COMMENT ON VIEW bitmapd.reddot_state IS
 -- (bitmapd.members): for administration; filter by user_id.
 CREATE OR REPLACE VIEW bitmapd.feed_unread AS
 SELECT f.user_id, f.following, coalesce(x.unread, 0) AS unread
-  FROM (SELECT bitmapd._unread_key_id(b.key, 'feed:following:') AS user_id, b.cardinality AS following, b.bits
+  FROM (SELECT bitmapd._unread_key_id(b.key, 'feed:following:') AS user_id, b.cardinality AS following, bitmapd.value(b.key, b.bits) AS bits
           FROM bitmapd.bitmaps b
          WHERE b.key >= convert_to('feed:following:', 'UTF8')
            AND b.key < convert_to('feed:following;', 'UTF8')) f

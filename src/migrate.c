@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "relayout.h"
 
 #define LOCK_SQL "SELECT pg_advisory_xact_lock(7355608)"
 
@@ -149,6 +150,7 @@ bool migrate_run(const char *dsn, const char *migrations_dir, const char *sql_di
          exec_ok(pg, "COMMIT", "commit") && apply_dir(pg, migrations_dir, true) &&
          apply_dir(pg, sql_dir, false);
     if (ok) log_info("msg=\"schema up to date\"");
+    ok = ok && relayout_run(pg);
 done:
     PQfinish(pg);
     return ok;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cache.h"
+#include "chunks.h"
 #include "codec.h"
 #include "config.h"
 #include "log.h"
@@ -40,6 +41,7 @@ struct store {
     struct event *recheck_ev;     /* the trigger check again, after it could not run */
     unsigned recheck_logged_gen;  /* listen_gen whose failed check was logged */
     struct sent_node *checks;     /* trigger checks in flight, for store_free */
+    struct chunk_dirs *dirs;      /* chunks of the big keys last loaded or written */
     struct store_stats stats;
 };
 
@@ -153,14 +155,22 @@ static enum store_status status_of(const struct db_result *r)
  * none of, so their bits always travel). One statement serves the misses of every
  * request waiting at that time. One index probe per key (LATERAL … LIMIT 1 keeps
  * the planner from turning it into a join that reads every partition of a
- * partitioned table; docs/scaling.md has the figures). */
+ * partitioned table; docs/scaling.md has the figures). A chunked key (empty bits,
+ * chunks.h) brings its chunks as more rows of its ordinal, told apart by their lo
+ * (columns 7 and 8, NULL on head rows). */
 static const char SQL_LOAD[] =
-    "SELECT k.ord, b.version,"
-    "       CASE WHEN b.version = k.ver AND b.xmin::text::int8 = k.xid THEN NULL ELSE b.bits END,"
-    "       b.cardinality, b.checksum, b.nbytes, b.xmin::text::int8"
-    "  FROM unnest($1::bytea[], $2::int8[], $3::int8[]) WITH ORDINALITY AS k(key, ver, xid, ord)"
-    "  CROSS JOIN LATERAL (SELECT x.version, x.bits, x.cardinality, x.checksum, x.nbytes, x.xmin"
-    "                        FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1) b";
+    "WITH h AS MATERIALIZED ("
+    "  SELECT k.ord, k.key, b.version,"
+    "         CASE WHEN b.version = k.ver AND b.xmin::text::int8 = k.xid THEN NULL ELSE b.bits END AS bits,"
+    "         b.cardinality, b.checksum, b.nbytes, b.xmin::text::int8 AS xid"
+    "    FROM unnest($1::bytea[], $2::int8[], $3::int8[]) WITH ORDINALITY AS k(key, ver, xid, ord)"
+    "    CROSS JOIN LATERAL (SELECT x.version, x.bits, x.cardinality, x.checksum, x.nbytes, x.xmin"
+    "                          FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1) b)"
+    " SELECT ord, version, bits, cardinality, checksum, nbytes, xid, NULL::int4, NULL::int4 FROM h"
+    " UNION ALL"
+    " SELECT h.ord, NULL, c.bits, c.cardinality, c.checksum, NULL, NULL, c.lo, c.hi"
+    "   FROM h JOIN bitmapd.chunks c ON c.key = h.key"
+    "  WHERE octet_length(h.bits) = 0";
 
 struct load_ctx {
     struct load_ctx *next;
@@ -250,8 +260,69 @@ static const uint8_t *sent_key(const struct load_ctx *ctx, size_t pos, size_t *l
     return ctx->keybuf + ctx->keyoff[pos];
 }
 
-/* Row i of the statement's result is the key at position pos of ctx. */
-static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size_t pos)
+/* A chunk row of the load statement, located by its key's ordinal and its lo. */
+struct part_ref {
+    int64_t ord;
+    int32_t lo;
+    int row;
+};
+
+static int part_ref_cmp(const void *a, const void *b)
+{
+    const struct part_ref *x = a, *y = b;
+    if (x->ord != y->ord) return x->ord < y->ord ? -1 : 1;
+    return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* The bits of a chunked key from its chunk rows, re-encoded as one value (the bytes
+ * its writer encoded: the head's checksum checks them) in a new blob. NULL when a
+ * chunk is corrupt (logged; the caller's row then fails its checksum) or memory ran
+ * out. */
+static struct cache_blob *load_join(struct store *st, const PGresult *res, const struct part_ref *refs, size_t n,
+                                    const uint8_t *key, size_t keylen, int64_t version, uint32_t xid,
+                                    uint32_t head_crc)
+{
+    struct chunk_part *parts = calloc(n ? n : 1, sizeof(*parts));
+    roaring_bitmap_t *bm = NULL;
+    struct cache_blob *blob = NULL;
+    uint8_t *buf = NULL;
+    size_t len;
+    char why[200] = "out of memory";
+
+    if (!parts) goto done;
+    for (size_t j = 0; j < n; j++) {
+        int r = refs[j].row;
+        parts[j] = (struct chunk_part){.lo = (uint32_t)get_int4(res, r, 7), .hi = (uint32_t)get_int4(res, r, 8),
+                                       .bits = (const uint8_t *)PQgetvalue(res, r, 2),
+                                       .len = (size_t)PQgetlength(res, r, 2),
+                                       .cardinality = db_value_int8(res, r, 3),
+                                       .checksum = (uint32_t)db_value_int8(res, r, 4)};
+        parts[j].hash = chunk_hash(parts[j].bits, parts[j].len);
+    }
+    if (chunks_head_crc(parts, n) != head_crc) {
+        snprintf(why, sizeof(why), "its %zu chunk rows are not the ones its head row names (checksum)", n);
+        goto done;
+    }
+    if (!(bm = chunks_join(parts, n, why, sizeof(why)))) goto done;
+    if (!codec_encode(bm, &buf, &len)) goto done;
+    if ((blob = cache_blob_new(buf, len)) != NULL && !chunk_dirs_put(st->dirs, key, keylen, version, xid, parts, n))
+        chunk_dirs_drop(st->dirs, key, keylen);
+done:
+    if (!blob) {
+        char quoted[4 * 2048 + 1];
+        log_error("msg=\"chunked bitmap unreadable\" key=\"%s\" reason=\"%s\"",
+                  log_quote(quoted, sizeof(quoted), (const char *)key, keylen), why);
+    }
+    if (bm) roaring_bitmap_free(bm);
+    free(buf);
+    free(parts);
+    return blob;
+}
+
+/* Row i of the statement's result is the key at position pos of ctx; refs[0..nrefs)
+ * are its chunk rows. */
+static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size_t pos,
+                          const struct part_ref *refs, size_t nrefs)
 {
     struct store *st = ctx->st;
     size_t k = ctx->sent[pos];
@@ -271,6 +342,22 @@ static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size
     row_from_val(row, &v);
     row->bits = (const uint8_t *)PQgetvalue(res, i, 2);
     row->len = (size_t)PQgetlength(res, i, 2);
+    if (row->len == 0) { /* chunked: the key's chunk rows make its bits */
+        size_t len;
+        const uint8_t *key = sent_key(ctx, pos, &len);
+        struct cache_blob *blob = load_join(st, res, refs, nrefs, key, len, v.version, v.xid, v.checksum);
+        if (!blob) return; /* empty bits: the reader reports the row corrupt */
+        cache_blob_unref(ctx->held[k].blob);
+        ctx->held[k].blob = blob; /* freed with ctx */
+        row->bits = blob->data;
+        row->len = blob->len;
+        /* checked above, chunk by chunk and against the head: the joined bits carry
+         * their own checksum from here on */
+        row->checksum = v.checksum = codec_crc32c(blob->data, blob->len);
+        v.blob = blob;
+        cache_put(st->cache, key, len, &v, ctx->mark);
+        return;
+    }
     if (cache_enabled(st->cache) && (v.blob = cache_blob_new(row->bits, row->len)) != NULL) {
         size_t len;
         const uint8_t *key = sent_key(ctx, pos, &len);
@@ -336,23 +423,36 @@ static void load_batch_done(const struct db_result *r, void *arg)
         size_t nreq = 0;
         for (ctx = b->reqs; ctx; ctx = ctx->next) nreq++;
         struct load_ctx **by = calloc(nreq ? nreq : 1, sizeof(*by));
-        if (!by) {
+        struct part_ref *refs = malloc((size_t)(nrows ? nrows : 1) * sizeof(*refs));
+        size_t nrefs = 0;
+        if (!by || !refs) {
             s = STORE_ERROR;
         } else {
             size_t j = 0;
             for (ctx = b->reqs; ctx; ctx = ctx->next) by[j++] = ctx;
+            for (int i = 0; i < nrows; i++) /* chunk rows, by key and range */
+                if (!PQgetisnull(r->res, i, 7))
+                    refs[nrefs++] = (struct part_ref){db_value_int8(r->res, i, 0), get_int4(r->res, i, 7), i};
+            qsort(refs, nrefs, sizeof(*refs), part_ref_cmp);
             for (int i = 0; i < nrows; i++) {
                 int64_t ord = db_value_int8(r->res, i, 0);
-                if (ord < 1 || (size_t)ord > b->nkeys) continue;
+                if (ord < 1 || (size_t)ord > b->nkeys || !PQgetisnull(r->res, i, 7)) continue;
+                size_t first = 0, last, step = nrefs;
+                while (step > 0) { /* the first chunk row of ord */
+                    size_t half = step / 2;
+                    if (refs[first + half].ord < ord) { first += half + 1; step -= half + 1; } else step = half;
+                }
+                for (last = first; last < nrefs && refs[last].ord == ord; last++) {}
                 size_t pos = (size_t)ord - 1, lo = 0, hi = nreq;
                 while (hi - lo > 1) { /* the last request whose first position <= pos */
                     size_t mid = (lo + hi) / 2;
                     if (by[mid]->first <= pos) lo = mid; else hi = mid;
                 }
-                load_take_row(by[lo], r->res, i, pos - by[lo]->first);
+                load_take_row(by[lo], r->res, i, pos - by[lo]->first, refs + first, last - first);
             }
-            free(by);
         }
+        free(by);
+        free(refs);
     }
     /* loads_in_flight still counts this batch: reads issued from the callbacks
      * queue up and leave together in the next statement */
@@ -515,11 +615,12 @@ fail:
  * Data-modifying CTEs always run to completion. */
 static const char SQL_CAS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
-    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[])"
-    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc)),"
-    " cur AS (SELECT b.key, b.version FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k"
-    "          CROSS JOIN LATERAL (SELECT x.key, x.version FROM bitmapd.bitmaps x"
-    "                               WHERE x.key = k.key LIMIT 1 FOR UPDATE) b),"
+    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int4[], $16::int8[])"
+    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, whole, dirxid)),"
+    " cur AS (SELECT b.key, b.version, b.chunked, b.xid"
+    "           FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k"
+    "          CROSS JOIN LATERAL (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked, x.xmin::text::int8 AS xid"
+    "                                FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1 FOR UPDATE) b),"
     " bad AS (SELECT DISTINCT v.grp FROM v LEFT JOIN cur ON cur.key = v.key"
     "          WHERE coalesce(cur.version, -1) <> v.ver),"
     " upd AS (UPDATE bitmapd.bitmaps b"
@@ -533,19 +634,52 @@ static const char SQL_CAS[] =
     "             AND v.grp NOT IN (SELECT grp FROM bad)),"
     " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes)"
     "         SELECT key, inc, bits, card, crc, nbytes FROM want ORDER BY key"
-    "         ON CONFLICT (key) DO NOTHING RETURNING b.key)"
+    "         ON CONFLICT (key) DO NOTHING RETURNING b.key),"
+    " done AS (SELECT v.key, v.whole, octet_length(v.bits) = 0 AS chunked"
+    "            FROM v LEFT JOIN cur ON cur.key = v.key"
+    "           WHERE v.bits IS NOT NULL AND v.grp NOT IN (SELECT grp FROM bad)"
+    "             AND (octet_length(v.bits) = 0 OR cur.chunked)),"
+    " c AS (SELECT * FROM unnest($10::bytea[], $11::int4[], $12::int4[], $13::bytea[], $14::int8[], $15::int8[])"
+    "                  AS t(key, lo, hi, bits, card, crc)"
+    "        WHERE t.key IN (SELECT key FROM done)),"
+    " cput AS (INSERT INTO bitmapd.chunks AS x (key, lo, hi, bits, cardinality, checksum)"
+    "          SELECT key, lo, hi, bits, card, crc FROM c WHERE bits IS NOT NULL ORDER BY key, lo"
+    "          ON CONFLICT (key, lo) DO UPDATE"
+    "                SET hi = excluded.hi, bits = excluded.bits, cardinality = excluded.cardinality,"
+    "                    checksum = excluded.checksum"
+    "              WHERE x.hi <> excluded.hi OR x.bits <> excluded.bits),"
+    " cdel AS (DELETE FROM bitmapd.chunks x USING done d"
+    "           WHERE x.key = d.key"
+    "             AND (NOT d.chunked"
+    "                  OR (d.whole = 1 AND NOT EXISTS (SELECT 1 FROM c WHERE c.key = x.key AND c.lo = x.lo))"
+    "                  OR EXISTS (SELECT 1 FROM c WHERE c.key = x.key AND c.lo = x.lo AND c.bits IS NULL)))"
     " SELECT grp, NULL::int8 FROM bad"
     " UNION ALL"
     " SELECT NULL, txid_current() % 4294967296"
     " UNION ALL"
     " SELECT bitmapd._cas_conflict(), NULL"
-    "  WHERE (SELECT count(*) FROM want) <> (SELECT count(*) FROM ins)";
+    "  WHERE (SELECT count(*) FROM want) <> (SELECT count(*) FROM ins)"
+    "     OR EXISTS (SELECT 1 FROM v JOIN cur ON cur.key = v.key"
+    "                 WHERE v.dirxid >= 0 AND cur.xid <> v.dirxid AND v.grp NOT IN (SELECT grp FROM bad))";
 
 #define CAS_MAX_BYTES (64u << 20) /* bits and keys of one statement, unless one call alone is more */
+
+/* The chunk rows of one write whose bits are longer than CHUNK_BYTES. */
+struct cas_chunks {
+    bool chunked;            /* the head row gets empty bits; the rows below carry the members */
+    uint32_t head_crc;       /* the head's checksum column: chunks_head_crc() */
+    int64_t dir_xid;         /* not whole: the head row must still be this transaction's */
+    bool whole;              /* no known chunks of the version written over: every chunk is
+                                sent (unchanged ones are not rewritten) and the others deleted */
+    struct chunk_cut cut;
+    struct chunk_part *rows; /* what the statement writes: bits NULL deletes the chunk at lo */
+    size_t nrows;
+};
 
 struct cas_call {
     struct cas_call *next;
     struct store_write *w; /* keys and bits copied into buf */
+    struct cas_chunks *ch; /* per write */
     size_t n;
     int32_t ngroups;
     int32_t first_group;   /* in the statement */
@@ -570,6 +704,11 @@ struct cas_batch {
 
 static void cas_call_free(struct cas_call *c)
 {
+    for (size_t i = 0; c->ch && i < c->n; i++) {
+        chunks_cut_free(&c->ch[i].cut);
+        free(c->ch[i].rows);
+    }
+    free(c->ch);
     for (size_t i = 0; c->blobs && i < c->n; i++) cache_blob_unref(c->blobs[i]);
     free(c->blobs);
     free(c->w);
@@ -606,8 +745,13 @@ static void cas_call_cache(struct store *st, const struct cas_call *c, enum stor
                                   .nbytes = w->nbytes, .xid = xid, .blob = c->blobs[i]};
             cache_put(st->cache, w->key, w->keylen, &v, mark);
             cache_note_write(st->cache, w->key, w->keylen, v.version, xid);
+            const struct cas_chunks *ch = &c->ch[i];
+            if (!ch->chunked ||
+                !chunk_dirs_put(st->dirs, w->key, w->keylen, v.version, xid, ch->cut.parts, ch->cut.n))
+                chunk_dirs_drop(st->dirs, w->key, w->keylen);
         } else {
             cache_drop(st->cache, w->key, w->keylen);
+            chunk_dirs_drop(st->dirs, w->key, w->keylen); /* a conflict may be a stale directory */
         }
     }
 }
@@ -705,7 +849,10 @@ static bool cas_send(struct store *st)
     struct cas_call **tail, *c;
     uint64_t *set = NULL;
     const struct store_write **who = NULL;
-    struct pgarr keys, vers, bits, cards, crcs, grps, lens, incs;
+    struct pgarr keys, vers, bits, cards, crcs, grps, lens, incs, wholes, dirxids;
+    struct pgarr ckeys, clos, chis, cbits, ccards, ccrcs;
+    size_t nchunks = 0;
+    bool any_delete = false;
     struct db_job *job = NULL;
     bool any_null = false, any_null_len = false;
     unsigned long ncalls = 0;
@@ -753,6 +900,8 @@ static bool cas_send(struct store *st)
         for (size_t i = 0; i < c->n; i++) {
             any_null |= (c->w[i].bits == NULL);
             any_null_len |= (c->w[i].nbytes < 0);
+            nchunks += c->ch[i].nrows;
+            for (size_t j = 0; j < c->ch[i].nrows; j++) any_delete |= c->ch[i].rows[j].bits == NULL;
         }
     pa_begin(&keys, OID_BYTEA, nkeys, false);
     pa_begin(&vers, OID_INT8, nkeys, false);
@@ -762,25 +911,56 @@ static bool cas_send(struct store *st)
     pa_begin(&grps, OID_INT4, nkeys, false);
     pa_begin(&lens, OID_INT8, nkeys, any_null_len);
     pa_begin(&incs, OID_INT8, nkeys, false);
+    pa_begin(&wholes, OID_INT4, nkeys, false);
+    pa_begin(&dirxids, OID_INT8, nkeys, false);
+    pa_begin(&ckeys, OID_BYTEA, nchunks, false);
+    pa_begin(&clos, OID_INT4, nchunks, false);
+    pa_begin(&chis, OID_INT4, nchunks, false);
+    pa_begin(&cbits, OID_BYTEA, nchunks, any_delete);
+    pa_begin(&ccards, OID_INT8, nchunks, false);
+    pa_begin(&ccrcs, OID_INT8, nchunks, false);
     for (c = b->calls; c; c = c->next)
         for (size_t i = 0; i < c->n; i++) {
             const struct store_write *w = &c->w[i];
+            const struct cas_chunks *ch = &c->ch[i];
             pa_elem(&keys, w->key, w->keylen);
             pa_int8(&vers, w->absent ? -1 : w->version);
-            pa_elem(&bits, w->bits, w->len);
+            pa_elem(&bits, ch->chunked ? (const uint8_t *)"" : w->bits, ch->chunked ? 0 : w->len);
+            pa_int4(&wholes, ch->whole);
+            pa_int8(&dirxids, ch->chunked ? ch->dir_xid : -1);
+            for (size_t j = 0; j < ch->nrows; j++) {
+                const struct chunk_part *cp = &ch->rows[j];
+                pa_elem(&ckeys, w->key, w->keylen);
+                pa_int4(&clos, (int32_t)cp->lo);
+                pa_int4(&chis, (int32_t)cp->hi);
+                pa_elem(&cbits, cp->bits, cp->len);
+                pa_int8(&ccards, cp->cardinality);
+                pa_int8(&ccrcs, (int64_t)cp->checksum);
+            }
             pa_int8(&cards, (int64_t)w->cardinality);
-            pa_int8(&crcs, (int64_t)w->checksum);
+            pa_int8(&crcs, (int64_t)(ch->chunked ? ch->head_crc : w->checksum));
             pa_int4(&grps, c->first_group + w->group);
             pa_int8_or_null(&lens, w->nbytes);
             pa_int8(&incs, write_inc(w));
         }
     for (c = b->calls; c; c = c->next) ncalls++;
     sent_link(&st->cas_sent, &b->sent); /* before the query, so that store_free finds it whatever follows */
-    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom || incs.oom)) {
-        struct db_param p[8] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
-                                pa_param(&crcs), pa_param(&grps), pa_param(&lens), pa_param(&incs)};
-        job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 8, p, cas_batch_done, b);
+    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom || incs.oom ||
+          wholes.oom || ckeys.oom || clos.oom || chis.oom || cbits.oom || ccards.oom || ccrcs.oom || dirxids.oom)) {
+        struct db_param p[16] = {pa_param(&keys),  pa_param(&vers),   pa_param(&bits),  pa_param(&cards),
+                                 pa_param(&crcs),  pa_param(&grps),   pa_param(&lens),  pa_param(&incs),
+                                 pa_param(&wholes), pa_param(&ckeys), pa_param(&clos),  pa_param(&chis),
+                                 pa_param(&cbits), pa_param(&ccards), pa_param(&ccrcs), pa_param(&dirxids)};
+        job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 16, p, cas_batch_done, b);
     }
+    free(dirxids.buf);
+    free(wholes.buf);
+    free(ckeys.buf);
+    free(clos.buf);
+    free(chis.buf);
+    free(cbits.buf);
+    free(ccards.buf);
+    free(ccrcs.buf);
     free(keys.buf);
     free(vers.buf);
     free(bits.buf);
@@ -829,6 +1009,52 @@ static void cas_flush(struct store *st)
         if (!cas_send(st)) break;
 }
 
+/* Cuts a write's bits into chunks, and lists the chunk rows the statement writes:
+ * against the chunks of the version it was computed from (when this instance knows
+ * them), only those that changed, and deletions of those that are gone. */
+static bool chunk_write(struct store *st, const struct store_write *w, struct cas_chunks *ch)
+{
+    char why[128];
+    roaring_bitmap_t *bm = codec_decode(w->bits, w->len, why, sizeof(why));
+    const struct chunk_part *old = NULL;
+    size_t nold = 0, i = 0, j = 0;
+
+    if (!bm) return false; /* the writer's own encoding: it validated it */
+    bool ok = chunks_cut(bm, &ch->cut);
+    roaring_bitmap_free(bm);
+    if (!ok || !(ch->rows = malloc((ch->cut.n + 1) * sizeof(*ch->rows)))) return false;
+    ch->chunked = true;
+    ch->head_crc = chunks_head_crc(ch->cut.parts, ch->cut.n);
+    uint32_t xid = 0;
+    if (!w->absent) old = chunk_dirs_get(st->dirs, w->key, w->keylen, w->version, &xid, &nold);
+    ch->dir_xid = old ? (int64_t)xid : -1;
+    if (!old) {
+        ch->whole = true;
+        memcpy(ch->rows, ch->cut.parts, ch->cut.n * sizeof(*ch->rows));
+        ch->nrows = ch->cut.n;
+        return true;
+    }
+    struct chunk_part *rows = realloc(ch->rows, (ch->cut.n + nold + 1) * sizeof(*rows));
+    if (!rows) return false;
+    ch->rows = rows;
+    const struct chunk_part *nw = ch->cut.parts;
+    while (i < ch->cut.n || j < nold) {
+        if (j == nold || (i < ch->cut.n && nw[i].lo < old[j].lo)) {
+            rows[ch->nrows++] = nw[i++];
+        } else if (i == ch->cut.n || old[j].lo < nw[i].lo) {
+            rows[ch->nrows++] = (struct chunk_part){.lo = old[j].lo, .hi = old[j].hi}; /* bits NULL: delete */
+            j++;
+        } else {
+            if (nw[i].hi != old[j].hi || nw[i].checksum != old[j].checksum || nw[i].hash != old[j].hash ||
+                nw[i].cardinality != old[j].cardinality)
+                rows[ch->nrows++] = nw[i];
+            i++;
+            j++;
+        }
+    }
+    return true;
+}
+
 struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
                          store_cas_cb cb, void *arg)
 {
@@ -842,7 +1068,8 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
         c->bytes += w[i].keylen + (w[i].bits ? w[i].len : 0);
     }
     /* the writes and their keys in one block; the bits go into blobs */
-    if (!(c->w = malloc(n * sizeof(*w) + keybytes + 1)) || !(c->blobs = calloc(n ? n : 1, sizeof(*c->blobs))))
+    if (!(c->w = malloc(n * sizeof(*w) + keybytes + 1)) || !(c->blobs = calloc(n ? n : 1, sizeof(*c->blobs))) ||
+        !(c->ch = calloc(n ? n : 1, sizeof(*c->ch))))
         goto oom;
     memcpy(c->w, w, n * sizeof(*w));
     c->n = n; /* from here cas_call_free() releases every blob made */
@@ -855,6 +1082,7 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
             /* the bits go into the statement and, after commit, the cache */
             if (!(c->blobs[i] = cache_blob_new(w[i].bits, w[i].len))) goto oom;
             c->w[i].bits = c->blobs[i]->data;
+            if (w[i].len > CHUNK_BYTES && !chunk_write(st, &c->w[i], &c->ch[i])) goto oom;
         }
     }
     c->ngroups = ngroups;
@@ -975,6 +1203,7 @@ struct store *store_new(struct db *db, const struct config *cfg)
     st->db = db;
     st->cfg = cfg;
     if (!(st->cache = cache_new((size_t)cfg->cache_max_mb << 20))) goto fail;
+    if (!(st->dirs = chunk_dirs_new(4096))) goto fail;
     if (!(st->ready_ev = event_new(db_event_base(db), -1, 0, load_ready_cb, st))) goto fail;
     if (!(st->recheck_ev = evtimer_new(db_event_base(db), recheck_cb, st))) goto fail;
     if (cfg->cache_max_mb > 0 && !db_listen(db, "bitmapd_changed", store_on_notify, store_on_listen, st)) goto fail;
@@ -1039,6 +1268,7 @@ void store_free(struct store *st)
     if (st->ready_ev) event_free(st->ready_ev);
     if (st->recheck_ev) event_free(st->recheck_ev);
     cache_free(st->cache);
+    chunk_dirs_free(st->dirs);
     free(st);
 }
 

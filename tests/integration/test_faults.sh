@@ -120,12 +120,18 @@ if ! (cd "$BITMAPD_ROOT" && BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --migrate >"$T
   finish
 fi
 
-dump_rows() { # FILE [WHERE] — every row: key, version, cardinality, checksum, nbytes, bits (hex)
+dump_rows() { # FILE [WHERE] — every row: key, version, cardinality, checksum, nbytes, bits (hex, or
+              # "chunked" for a big bitmap's head row) — and FILE.chunks: every chunk row
+              # of those keys (key, lo, hi, cardinality, checksum, bits), migration 0008
   psql_owner -F ' ' -c "SELECT encode(key, 'hex'), version, cardinality, checksum, coalesce(nbytes, -1),
-                               encode(bits, 'hex') FROM bitmapd.bitmaps ${2:-}" >"$1"
+                               CASE WHEN octet_length(bits) = 0 THEN 'chunked' ELSE encode(bits, 'hex') END
+                          FROM bitmapd.bitmaps ${2:-}" >"$1"
+  psql_owner -F ' ' -c "SELECT encode(c.key, 'hex'), c.lo, c.hi, c.cardinality, c.checksum, encode(c.bits, 'hex')
+                          FROM bitmapd.chunks c JOIN (SELECT key, bits FROM bitmapd.bitmaps ${2:-}) b
+                            ON b.key = c.key AND octet_length(b.bits) = 0 ORDER BY c.key, c.lo" >"$1.chunks"
 }
 dump_members() { # FILE — every member by bitmapd.members(), the PL/pgSQL decoder of sql/010_codec.sql
-  psql_owner -F ' ' -c "SELECT encode(key, 'hex'), m FROM bitmapd.bitmaps, bitmapd.members(bits) m" >"$1"
+  psql_owner -F ' ' -c "SELECT encode(key, 'hex'), m FROM bitmapd.bitmaps, bitmapd.members(bitmapd.value(key, bits)) m" >"$1"
 }
 
 # kill9_restart I — SIGKILL instance I, then start it again on the same two ports
@@ -211,7 +217,7 @@ phase_lost_updates() {
   dump_rows "$T/rows.txt"
   dump_members "$T/members.txt"
   check_rc=0
-  "$FT" check --log "$T/load.log" --db "$T/rows.txt" --sql "$T/members.txt" \
+  "$FT" check --log "$T/load.log" --db "$T/rows.txt" --chunks "$T/rows.txt.chunks" --sql "$T/members.txt" \
     --resp "$(ports "${RESP_PORTS[@]}")" --http "$(ports "${HTTP_PORTS[@]}")" >"$T/check.out" 2>&1 || check_rc=$?
   diag "$T/check.out"
   C=$T/check.out
@@ -366,7 +372,7 @@ phase_shutdown() {
   dump_rows "$T/rows-sd.txt" "WHERE key LIKE 'sd:%' OR key IN ('message:push:3000000', 'message:push:3000001',
                               'message:push:3000002', 'message:push:3000003')"
   sd_check_rc=0
-  "$FT" check --log "$T/shutdown.log" --db "$T/rows-sd.txt" >"$T/check-sd.out" 2>&1 || sd_check_rc=$?
+  "$FT" check --log "$T/shutdown.log" --db "$T/rows-sd.txt" --chunks "$T/rows-sd.txt.chunks" >"$T/check-sd.out" 2>&1 || sd_check_rc=$?
   diag "$T/check-sd.out"
   check "shutdown: every acknowledged write is in the database" 0 "$(field "$T/check-sd.out" lost)"
   check "shutdown: nothing stored beyond what was sent" 0 "$(field "$T/check-sd.out" unexpected)"

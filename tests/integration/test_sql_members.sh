@@ -563,7 +563,9 @@ expect_http "service: a back-filled check-in" POST "/v1/users/$u_checkin/checkin
 rcli DEL sqlm:max >/dev/null 2>&1
 expect "service: SETBIT at 2^32 - 1" 0 "$(rcli SETBIT sqlm:max 4294967295 1 2>&1)"
 # 512 KiB of pseudo-random bytes through SET: Redis numbers bits from the top of each
-# byte, so the service stores other raw bits than these bytes, and chooses dense.
+# byte, so the service stores other raw bits than these bytes. Its encoding is longer
+# than 8 KiB, so it is stored in chunks (migration 0008): an empty bits in the head
+# row, and bitmapd.value(key, bits) gives the whole bitmap back.
 python3 -c 'import random, sys; sys.stdout.buffer.write(random.Random(512).randbytes(524288))' >"$tmp/big.bin"
 expect "service: SET of a 512 KiB value" OK "$(rcli -x SET sqlm:big <"$tmp/big.bin" 2>&1)"
 expect "service: STRLEN of the 512 KiB value" 524288 "$(rcli STRLEN sqlm:big 2>&1)"
@@ -573,25 +575,30 @@ keys=(sqlm:checkin sqlm:month sqlm:receipt sqlm:sparse sqlm:max sqlm:big
     "checkin:$u_checkin")
 key_list=$(printf "convert_to('%s', 'UTF8')," "${keys[@]}")
 expect "service: rows of every key, dense and Roaring" "${#keys[@]}|t|t" "$(sql <<SQL
-SELECT count(*), bool_or(bitmapd.encoding(bits) = 'dense'), bool_or(bitmapd.encoding(bits) = 'roaring')
+SELECT count(*), bool_or(bitmapd.encoding(bitmapd.value(key, bits)) = 'dense'),
+       bool_or(bitmapd.encoding(bitmapd.value(key, bits)) = 'roaring')
 FROM bitmapd.bitmaps WHERE key IN (${key_list%,});
 SQL
 )"
-expect "service: the 512 KiB value is stored dense" dense \
-    "$(sql <<<"SELECT bitmapd.encoding(bits) FROM bitmapd.bitmaps WHERE key = 'sqlm:big'::bytea;")"
+expect "service: the 512 KiB value is stored in chunks of at most 8 KiB of bitsets (head bits empty)" \
+    "0|64|8208|roaring|t" "$(sql <<<"SELECT octet_length(b.bits), count(*), max(octet_length(c.bits)),
+       bitmapd.encoding(bitmapd.value(b.key, b.bits)),
+       sum(c.cardinality) = b.cardinality AND b.cardinality = (SELECT count(*) FROM bitmapd.members(bitmapd.value(b.key, b.bits)))
+  FROM bitmapd.bitmaps b JOIN bitmapd.chunks c ON c.key = b.key WHERE b.key = 'sqlm:big'::bytea
+ GROUP BY b.key, b.bits, b.cardinality;")"
 echo "# SETBIT sqlm:max 4294967295 1 stores (encoding|bytes): $(sql <<<"SELECT bitmapd.encoding(bits), octet_length(bits) FROM bitmapd.bitmaps WHERE key = 'sqlm:max'::bytea;")"
 if sql >"$tmp/service_exports" <<SQL; then
-$(export_query "(SELECT convert_from(key, 'UTF8') AS name, bits FROM bitmapd.bitmaps
+$(export_query "(SELECT convert_from(key, 'UTF8') AS name, bitmapd.value(key, bits) AS bits FROM bitmapd.bitmaps
                  WHERE key IN (${key_list%,})) AS k")
 SQL
     check_exports "service" "$tmp/service_exports"
 else
     not_ok "to_roaring of the service's rows: query failed: $(tr '\n' ' ' <"$tmp/psql.err")"
 fi
-echo "# to_roaring of the stored 512 KiB row sqlm:big (bytes stored|exported, times of 2 runs): $(sql <<SQL | tr '\n' ' '
+echo "# to_roaring of the stored 512 KiB chunked value sqlm:big (bytes stored|exported, times of 2 runs): $(sql <<SQL | tr '\n' ' '
 \timing on
-SELECT octet_length(bits), octet_length(bitmapd.to_roaring(bits)) FROM bitmapd.bitmaps WHERE key = 'sqlm:big'::bytea;
-SELECT octet_length(bitmapd.to_roaring(bits)) FROM bitmapd.bitmaps WHERE key = 'sqlm:big'::bytea;
+SELECT bitmapd.value_bytes(key, bits), octet_length(bitmapd.to_roaring(bitmapd.value(key, bits))) FROM bitmapd.bitmaps WHERE key = 'sqlm:big'::bytea;
+SELECT octet_length(bitmapd.to_roaring(bitmapd.value(key, bits))) FROM bitmapd.bitmaps WHERE key = 'sqlm:big'::bytea;
 SQL
 )"
 

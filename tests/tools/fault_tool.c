@@ -629,6 +629,13 @@ struct u32v {
     size_t n, cap;
 };
 
+/* One row of bitmapd.chunks: the members of container keys lo .. hi-1, portable format. */
+struct cchunk {
+    long long lo, hi, cardinality, checksum;
+    uint8_t *bits;
+    size_t nbits;
+};
+
 static void u32v_push(struct u32v *s, uint32_t x)
 {
     if (s->n == s->cap) {
@@ -799,6 +806,9 @@ struct ckey {
     long long version, cardinality, checksum, nbytes;
     uint8_t *bits;
     size_t nbits;
+    bool chunked;    /* head row with empty bits: the members are in its chunk rows */
+    struct cchunk *chunks;
+    size_t nchunks;
     struct u32v sql; /* members per the PL/pgSQL decoder */
 };
 
@@ -929,7 +939,39 @@ static void read_db(const char *path)
         k->cardinality = atoll(tok[2]);
         k->checksum = atoll(tok[3]);
         k->nbytes = atoll(tok[4]);
-        if (!unhex(tok[5], strlen(tok[5]), &k->bits, &k->nbits)) die("%s: bad hex in bits", path);
+        k->chunked = !strcmp(tok[5], "chunked");
+        if (!k->chunked && !unhex(tok[5], strlen(tok[5]), &k->bits, &k->nbits)) die("%s: bad hex in bits", path);
+    }
+    free(line);
+    fclose(f);
+}
+
+/* Rows of bitmapd.chunks: key lo hi cardinality checksum bits, as hex, in lo order. */
+static void read_chunks(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    if (!f) die("%s: %s", path, strerror(errno));
+    while (getline(&line, &cap, f) > 0) {
+        char *save = NULL, *tok[6];
+        int nt = 0;
+        for (char *t = strtok_r(line, " \n", &save); t && nt < 6; t = strtok_r(NULL, " \n", &save)) tok[nt++] = t;
+        uint8_t *name;
+        size_t nlen;
+        if (nt != 6 || !unhex(tok[0], strlen(tok[0]), &name, &nlen)) die("%s: malformed row", path);
+        if (strlen((char *)name) != nlen) die("%s: a key holds a NUL byte", path);
+        struct ckey *k = key_get((char *)name);
+        free(name);
+        struct cchunk *v = realloc(k->chunks, (k->nchunks + 1) * sizeof(*v));
+        if (!v) die("out of memory");
+        k->chunks = v;
+        struct cchunk *c = &v[k->nchunks++];
+        c->lo = atoll(tok[1]);
+        c->hi = atoll(tok[2]);
+        c->cardinality = atoll(tok[3]);
+        c->checksum = atoll(tok[4]);
+        if (!unhex(tok[5], strlen(tok[5]), &c->bits, &c->nbits)) die("%s: bad hex in chunk bits", path);
     }
     free(line);
     fclose(f);
@@ -1000,7 +1042,7 @@ static bool http_members(struct hconn *h, uint64_t user, struct u32v *out, char 
 
 static void usage_check(void)
 {
-    fprintf(stderr, "usage: fault_tool check --log FILE [--log FILE...] --db FILE [--sql FILE]\n"
+    fprintf(stderr, "usage: fault_tool check --log FILE [--log FILE...] --db FILE [--chunks FILE] [--sql FILE]\n"
                     "         [--resp P1,P2,..] [--http P1,P2,..] [--show N]\n");
     exit(2);
 }
@@ -1012,7 +1054,7 @@ static void usage_check(void)
 
 static int mode_check(int argc, char **argv)
 {
-    const char *logs[8], *db = NULL, *sql = NULL;
+    const char *logs[8], *db = NULL, *sql = NULL, *chunks = NULL;
     int nlogs = 0, nresp = 0, nhttp = 0, resp_ports[MAX_INST], http_ports[MAX_INST];
     long show = 20, shown = 0;
     for (int i = 0; i < argc; i++) {
@@ -1022,6 +1064,7 @@ static int mode_check(int argc, char **argv)
         if (!strcmp(a, "--log") && nlogs < 8) logs[nlogs++] = v;
         else if (!strcmp(a, "--db")) db = v;
         else if (!strcmp(a, "--sql")) sql = v;
+        else if (!strcmp(a, "--chunks")) chunks = v;
         else if (!strcmp(a, "--resp")) nresp = parse_ports(v, resp_ports);
         else if (!strcmp(a, "--http")) nhttp = parse_ports(v, http_ports);
         else if (!strcmp(a, "--show")) show = parse_long(v, 0, 100000, a);
@@ -1033,12 +1076,13 @@ static int mode_check(int argc, char **argv)
     long attempts[3] = {0};
     for (int i = 0; i < nlogs; i++) read_log(logs[i], attempts);
     read_db(db);
+    if (chunks) read_chunks(chunks);
     if (sql) read_sql_members(sql);
     for (size_t i = 0; i < keys.n; i++) u32v_sort(&keys.v[i].sql);
 
     long ops[3] = {0}, lost = 0, unexpected = 0, failed_present = 0, ind_applied = 0;
     long rows = 0, row_errors = 0, col_errors = 0, sql_errors = 0, svc_errors = 0, replay_equal = 0;
-    long resp_reads = 0, http_reads = 0, max_card = 0;
+    long resp_reads = 0, http_reads = 0, max_card = 0, chunked_rows = 0;
     redisContext *rc[MAX_INST] = {0};
     struct hconn hc[MAX_INST];
     char err[512];
@@ -1065,7 +1109,57 @@ static int mode_check(int argc, char **argv)
         dbm.n = 0;
         if (k->in_db) {
             rows++;
-            if (!decode_bits(k->bits, k->nbits, &dbm, err, sizeof(err))) {
+            if (k->chunked) {
+                /* each chunk on its own: its CRC, its format, its members inside its range */
+                struct u32v part = {0};
+                long long prev_hi = 0;
+                chunked_rows++;
+                if (!k->nchunks) {
+                    row_errors++;
+                    REPORT("row %s is chunked but has no chunk\n", k->name);
+                }
+                for (size_t j = 0; j < k->nchunks; j++) {
+                    const struct cchunk *c = &k->chunks[j];
+                    if ((long long)crc32c(c->bits, c->nbits) != c->checksum) {
+                        col_errors++;
+                        REPORT("chunk %s/%lld: checksum column %lld, CRC-32C of bits %" PRIu32 "\n", k->name, c->lo,
+                               c->checksum, crc32c(c->bits, c->nbits));
+                    }
+                    if (!decode_bits(c->bits, c->nbits, &part, err, sizeof(err))) {
+                        row_errors++;
+                        REPORT("chunk %s/%lld does not decode: %s\n", k->name, c->lo, err);
+                        continue;
+                    }
+                    bool inside = c->lo >= prev_hi && c->lo < c->hi && (long long)part.n == c->cardinality;
+                    for (size_t m = 0; m < part.n; m++) {
+                        inside &= (long long)(part.v[m] >> 16) >= c->lo && (long long)(part.v[m] >> 16) < c->hi;
+                        u32v_push(&dbm, part.v[m]);
+                    }
+                    if (!inside) {
+                        row_errors++;
+                        REPORT("chunk %s/%lld..%lld: members outside its range, overlapping chunks or a wrong "
+                               "cardinality column\n", k->name, c->lo, c->hi);
+                    }
+                    prev_hi = c->hi;
+                }
+                free(part.v);
+                /* the head's checksum: CRC-32C of the chunks' (lo, hi, checksum) as
+                 * little-endian uint32 triples (migration 0008) */
+                uint8_t *dir = malloc(12 * (k->nchunks + 1));
+                if (!dir) die("out of memory");
+                for (size_t j = 0; j < k->nchunks; j++) {
+                    uint32_t t[3] = {(uint32_t)k->chunks[j].lo, (uint32_t)k->chunks[j].hi,
+                                     (uint32_t)k->chunks[j].checksum};
+                    for (int x = 0; x < 3; x++)
+                        for (int y = 0; y < 4; y++) dir[12 * j + 4 * x + y] = (uint8_t)(t[x] >> (8 * y));
+                }
+                if ((long long)crc32c(dir, 12 * k->nchunks) != k->checksum) {
+                    col_errors++;
+                    REPORT("row %s: head checksum %lld does not name its %zu chunks\n", k->name, k->checksum,
+                           k->nchunks);
+                }
+                free(dir);
+            } else if (!decode_bits(k->bits, k->nbits, &dbm, err, sizeof(err))) {
                 row_errors++;
                 REPORT("row %s does not decode: %s\n", k->name, err);
                 dbm.n = 0;
@@ -1074,7 +1168,9 @@ static int mode_check(int argc, char **argv)
                 col_errors++;
                 REPORT("row %s: cardinality column %lld, decoded %zu members\n", k->name, k->cardinality, dbm.n);
             }
-            if ((long long)crc32c(k->bits, k->nbits) != k->checksum) {
+            /* a chunked head's checksum is the CRC of the service's own encoding of the
+             * whole bitmap, which this decoder does not reproduce; its chunks were checked */
+            if (!k->chunked && (long long)crc32c(k->bits, k->nbits) != k->checksum) {
                 col_errors++;
                 REPORT("row %s: checksum column %lld, CRC-32C of bits %" PRIu32 "\n", k->name, k->checksum,
                        crc32c(k->bits, k->nbits));
@@ -1173,8 +1269,8 @@ static int mode_check(int argc, char **argv)
     printf("check: keys=%zu rows=%ld (largest %ld members) undecodable=%ld column_mismatches=%ld "
            "sql_decoder_mismatches=%ld rows_equal_to_replay=%ld\n",
            keys.n, rows, max_card, row_errors, col_errors, sql_errors, replay_equal);
-    printf("check: decoded rows: dense=%ld roaring=%ld (containers: array=%ld bitset=%ld run=%ld)\n", seen.dense,
-           seen.roaring, seen.arrays, seen.bitsets, seen.runs);
+    printf("check: decoded rows: dense=%ld roaring=%ld (containers: array=%ld bitset=%ld run=%ld) chunked=%ld\n",
+           seen.dense, seen.roaring, seen.arrays, seen.bitsets, seen.runs, chunked_rows);
     printf("check: service reads: resp=%ld http=%ld service_mismatches=%ld\n", resp_reads, http_reads, svc_errors);
     if (shown > show) printf("# ... %ld more problems not shown\n", shown - show);
     bool ok = !lost && !unexpected && !row_errors && !col_errors && !sql_errors && !svc_errors &&

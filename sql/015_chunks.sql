@@ -1,0 +1,91 @@
+-- 015_chunks: a bitmap stored in chunks (migration 0008) read back whole, so that every
+-- view and psql query reads big and small bitmaps alike. Re-applied by every
+-- `bitmapd --migrate` (CREATE OR REPLACE only).
+--
+--     SELECT bitmapd.members(bitmapd.value(key, bits)) FROM bitmapd.bitmaps WHERE ...
+--
+-- bitmapd.value(key, bits) is bits itself for a one-row bitmap (an inlined CASE: no
+-- cost), and for a chunked one (bits is empty) the Roaring portable serialization of
+-- all its chunks: their containers in key order, with one header, runs kept (cookie
+-- 12347 when a container is a run). It checks that every container lies inside its
+-- chunk's range and that chunks do not overlap, and raises 22P03 otherwise.
+
+CREATE OR REPLACE FUNCTION bitmapd._assemble(k bytea) RETURNS bytea
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    ks integer[];
+    cards integer[];
+    kinds text[];
+    payloads bytea[];
+    outside text;
+    overlap text;
+    n integer;
+    runs boolean;
+    head_size bigint;
+    out bytea;
+BEGIN
+    SELECT array_agg(x.key ORDER BY ch.lo, x.idx), array_agg(x.cardinality ORDER BY ch.lo, x.idx),
+           array_agg(x.kind ORDER BY ch.lo, x.idx),
+           array_agg(substring(ch.b FROM x.byte_offset + 1 FOR x.byte_size) ORDER BY ch.lo, x.idx),
+           min(CASE WHEN x.key < ch.lo OR x.key >= ch.hi OR x.kind = 'd'
+                    THEN format('chunk %s..%s holds container %s', ch.lo, ch.hi, x.key) END)
+      INTO ks, cards, kinds, payloads, outside
+      FROM (SELECT c.lo, c.hi, c.bits || ''::bytea AS b FROM bitmapd.chunks c WHERE c.key = k) ch
+     CROSS JOIN LATERAL bitmapd.containers(ch.b) x;
+    SELECT min(format('chunks %s and %s overlap', prev_lo, lo)) INTO overlap
+      FROM (SELECT lo, lag(lo) OVER w AS prev_lo, lag(hi) OVER w AS prev_hi
+              FROM bitmapd.chunks WHERE key = k WINDOW w AS (ORDER BY lo)) s
+     WHERE prev_hi > lo;
+    IF coalesce(outside, overlap) IS NOT NULL THEN
+        PERFORM bitmapd._malformed(coalesce(outside, overlap));
+    END IF;
+    n := coalesce(array_length(ks, 1), 0);
+    runs := coalesce('r' = ANY (kinds), false);
+    head_size := CASE WHEN runs THEN 4 + (n + 7) / 8 + 4 * n + CASE WHEN n >= 4 THEN 4 * n ELSE 0 END
+                      ELSE 8 + 8 * n END;
+    WITH c AS (
+        SELECT t.*, head_size + coalesce(sum(octet_length(t.payload)) OVER (ORDER BY t.i ROWS BETWEEN UNBOUNDED
+                                                                          PRECEDING AND 1 PRECEDING), 0) AS pos
+          FROM unnest(ks, cards, kinds, payloads) WITH ORDINALITY AS t(key, card, kind, payload, i)
+    )
+    SELECT CASE WHEN runs THEN bitmapd._le32(12347 + ((n - 1)::bigint << 16))
+                            || (SELECT string_agg(set_byte('\x00'::bytea, 0, f), ''::bytea ORDER BY j)
+                                  FROM (SELECT (t.i - 1) / 8 AS j,
+                                               sum(CASE WHEN t.kind = 'r' THEN 1 << ((t.i - 1) % 8)::integer
+                                                        ELSE 0 END)::integer AS f
+                                          FROM unnest(kinds) WITH ORDINALITY AS t(kind, i)
+                                         GROUP BY 1) fl)
+                ELSE '\x3a300000'::bytea || bitmapd._le32(n) END
+        || coalesce(string_agg(bitmapd._le16(c.key) || bitmapd._le16(c.card - 1), ''::bytea ORDER BY c.i), '')
+        || CASE WHEN runs AND n < 4 THEN ''::bytea
+                ELSE coalesce(string_agg(bitmapd._le32(c.pos), ''::bytea ORDER BY c.i), '') END
+        || coalesce(string_agg(c.payload, ''::bytea ORDER BY c.i), '')
+      INTO out
+      FROM c;
+    RETURN out;
+END $$;
+
+CREATE OR REPLACE FUNCTION bitmapd.value(k bytea, bits bytea) RETURNS bytea
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$ SELECT CASE WHEN octet_length(bits) = 0 THEN bitmapd._assemble(k) ELSE bits END $$;
+
+COMMENT ON FUNCTION bitmapd.value(bytea, bytea) IS
+  'The whole bitmap of a row of bitmapd.bitmaps (key, bits): bits itself, or for a chunked bitmap (empty bits) its chunks as one Roaring portable serialization';
+
+-- Bytes a bitmap takes in its encoding(s): the row's bits, or the sum of its chunks.
+CREATE OR REPLACE FUNCTION bitmapd.value_bytes(k bytea, bits bytea) RETURNS bigint
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$ SELECT CASE WHEN octet_length(bits) = 0
+                  THEN (SELECT coalesce(sum(octet_length(c.bits)), 0) FROM bitmapd.chunks c WHERE c.key = k)
+                  ELSE octet_length(bits) END $$;
+
+-- The part of a bitmap that holds its highest member: bits itself, or its last chunk
+-- (chunks keep members at their absolute values), for bitmapd.max_member without
+-- reading a big bitmap whole.
+CREATE OR REPLACE FUNCTION bitmapd.value_tail(k bytea, bits bytea) RETURNS bytea
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$ SELECT CASE WHEN octet_length(bits) = 0
+                  THEN (SELECT c.bits FROM bitmapd.chunks c WHERE c.key = k ORDER BY c.lo DESC LIMIT 1)
+                  ELSE bits END $$;

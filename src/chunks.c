@@ -1,0 +1,314 @@
+/* chunks.c — cutting a big bitmap into chunk rows and joining them back (chunks.h). */
+#include "chunks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+
+uint64_t chunk_hash(const uint8_t *bits, size_t len)
+{
+    const uint64_t m = 0x9E3779B97F4A7C15ULL;
+    uint64_t h = 0x243F6A8885A308D3ULL ^ (len * m), w;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        memcpy(&w, bits + i, 8);
+        h = (h ^ (w * m)) * 0xBF58476D1CE4E5B9ULL;
+        h ^= h >> 29;
+    }
+    w = 0;
+    memcpy(&w, bits + i, len - i);
+    h = (h ^ (w * m)) * 0x94D049BB133111EBULL;
+    return h ^ (h >> 31);
+}
+
+uint32_t chunks_head_crc(const struct chunk_part *parts, size_t n)
+{
+    uint8_t *buf = malloc(12 * (n ? n : 1));
+    if (!buf) return 0; /* never a match: the caller sees a corrupt or unwritable key */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v[3] = {parts[i].lo, parts[i].hi, parts[i].checksum};
+        for (int j = 0; j < 3; j++)
+            for (int b = 0; b < 4; b++) buf[12 * i + 4 * j + b] = (uint8_t)(v[j] >> (8 * b));
+    }
+    uint32_t crc = codec_crc32c(buf, 12 * n);
+    free(buf);
+    return crc;
+}
+
+/* Serialized payload bytes of container i of ra (portable format). */
+static size_t payload_size(const roaring_array_t *ra, int32_t i, bool *run)
+{
+    const void *c = ra->containers[i];
+    uint8_t type = ra->typecodes[i];
+    if (type == SHARED_CONTAINER_TYPE_CODE) {
+        type = ((const shared_container_t *)c)->typecode;
+        c = ((const shared_container_t *)c)->container;
+    }
+    *run = type == RUN_CONTAINER_TYPE_CODE;
+    if (type == BITSET_CONTAINER_TYPE_CODE) return 8192;
+    if (type == ARRAY_CONTAINER_TYPE_CODE) return 2 * (size_t)((const array_container_t *)c)->cardinality;
+    return 2 + 4 * (size_t)((const run_container_t *)c)->n_runs;
+}
+
+/* The portable serialization's header for n containers, with or without runs. */
+static size_t header_size(size_t n, bool runs)
+{
+    if (!runs) return 8 + 8 * n;
+    return 4 + (n + 7) / 8 + 4 * n + (n >= 4 ? 4 * n : 0);
+}
+
+struct cutter {
+    const roaring_array_t *ra;
+    size_t *psum;   /* psum[i]: payload bytes of containers 0 .. i-1 */
+    int32_t *rsum;  /* rsum[i]: run containers among 0 .. i-1 */
+    struct chunk_part *parts;
+    size_t n;
+};
+
+/* First container index in [a, b) whose key is >= key. */
+static int32_t first_at_least(const roaring_array_t *ra, int32_t a, int32_t b, uint32_t key)
+{
+    while (a < b) {
+        int32_t m = a + (b - a) / 2;
+        if (ra->keys[m] < key) a = m + 1; else b = m;
+    }
+    return a;
+}
+
+/* Keys [lo, hi) holding containers [a, b): one chunk if it fits, else both halves. */
+static void cut_range(struct cutter *ct, uint32_t lo, uint32_t hi, int32_t a, int32_t b)
+{
+    if (a >= b) return;
+    size_t n = (size_t)(b - a);
+    size_t size = header_size(n, ct->rsum[b] > ct->rsum[a]) + ct->psum[b] - ct->psum[a];
+    if (size <= CHUNK_BYTES || n == 1 || hi - lo == 1) {
+        ct->parts[ct->n++] = (struct chunk_part){.lo = lo, .hi = hi, .len = size,
+                                                 .cardinality = a, .checksum = (uint32_t)b};
+        return; /* cardinality and checksum hold a and b until the bytes are written */
+    }
+    uint32_t mid = lo + (hi - lo) / 2;
+    int32_t m = first_at_least(ct->ra, a, b, mid);
+    cut_range(ct, lo, mid, a, m);
+    cut_range(ct, mid, hi, m, b);
+}
+
+bool chunks_cut(roaring_bitmap_t *bm, struct chunk_cut *out)
+{
+    const roaring_array_t *ra = &bm->high_low_container;
+    struct cutter ct = {.ra = ra};
+    size_t total = 0;
+    bool ok = false;
+
+    *out = (struct chunk_cut){0};
+    roaring_bitmap_run_optimize(bm);
+    int32_t nc = ra->size;
+    ct.psum = malloc(((size_t)nc + 1) * sizeof(*ct.psum));
+    ct.rsum = malloc(((size_t)nc + 1) * sizeof(*ct.rsum));
+    ct.parts = malloc(((size_t)nc + 1) * sizeof(*ct.parts)); /* a chunk holds at least one container */
+    if (!ct.psum || !ct.rsum || !ct.parts) goto done;
+    ct.psum[0] = 0;
+    ct.rsum[0] = 0;
+    for (int32_t i = 0; i < nc; i++) {
+        bool run;
+        ct.psum[i + 1] = ct.psum[i] + payload_size(ra, i, &run);
+        ct.rsum[i + 1] = ct.rsum[i] + run;
+    }
+    cut_range(&ct, 0, CHUNK_KEYS, 0, nc);
+    for (size_t j = 0; j < ct.n; j++) total += ct.parts[j].len;
+    if (!(out->buf = malloc(total ? total : 1))) goto done;
+    uint8_t *p = out->buf;
+    for (size_t j = 0; j < ct.n; j++) {
+        struct chunk_part *cp = &ct.parts[j];
+        int32_t a = (int32_t)cp->cardinality, b = (int32_t)cp->checksum;
+        roaring_bitmap_t view = *bm; /* containers a .. b-1, borrowed */
+        view.high_low_container.size = b - a;
+        view.high_low_container.allocation_size = b - a;
+        view.high_low_container.containers = ra->containers + a;
+        view.high_low_container.keys = ra->keys + a;
+        view.high_low_container.typecodes = ra->typecodes + a;
+        size_t len = roaring_bitmap_portable_serialize(&view, (char *)p);
+        if (len != cp->len) goto done; /* our size arithmetic and CRoaring disagree */
+        cp->bits = p;
+        cp->cardinality = (int64_t)roaring_bitmap_get_cardinality(&view);
+        cp->checksum = codec_crc32c(p, len);
+        cp->hash = chunk_hash(p, len);
+        p += len;
+    }
+    out->parts = ct.parts;
+    out->n = ct.n;
+    ct.parts = NULL;
+    ok = true;
+done:
+    free(ct.psum);
+    free(ct.rsum);
+    free(ct.parts);
+    if (!ok) {
+        free(out->buf);
+        *out = (struct chunk_cut){0};
+    }
+    return ok;
+}
+
+void chunks_cut_free(struct chunk_cut *c)
+{
+    free(c->parts);
+    free(c->buf);
+    *c = (struct chunk_cut){0};
+}
+
+roaring_bitmap_t *chunks_join(const struct chunk_part *parts, size_t n, char *err, size_t errlen)
+{
+    roaring_bitmap_t *all = roaring_bitmap_create();
+    uint32_t prev_hi = 0;
+    char why[160];
+
+    if (!all) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct chunk_part *cp = &parts[i];
+        roaring_bitmap_t *bm = NULL;
+        if (cp->lo >= cp->hi || cp->hi > CHUNK_KEYS || cp->lo < prev_hi) {
+            snprintf(err, errlen, "chunk %u..%u overlaps or is out of order", cp->lo, cp->hi);
+            goto fail;
+        }
+        prev_hi = cp->hi;
+        if (cp->len > CODEC_MAX_BYTES || codec_crc32c(cp->bits, cp->len) != cp->checksum) {
+            snprintf(err, errlen, "chunk %u..%u: checksum mismatch", cp->lo, cp->hi);
+            goto fail;
+        }
+        if (!(bm = codec_decode(cp->bits, cp->len, why, sizeof(why)))) {
+            snprintf(err, errlen, "chunk %u..%u: %s", cp->lo, cp->hi, why);
+            goto fail;
+        }
+        uint64_t card = roaring_bitmap_get_cardinality(bm);
+        if (card == 0 || (int64_t)card != cp->cardinality ||
+            roaring_bitmap_minimum(bm) >> 16 < cp->lo || (uint64_t)(roaring_bitmap_maximum(bm) >> 16) >= cp->hi) {
+            snprintf(err, errlen, "chunk %u..%u: its members (%llu) do not match its range and cardinality",
+                     cp->lo, cp->hi, (unsigned long long)card);
+            roaring_bitmap_free(bm);
+            goto fail;
+        }
+        roaring_bitmap_or_inplace(all, bm);
+        roaring_bitmap_free(bm);
+    }
+    return all;
+fail:
+    roaring_bitmap_free(all);
+    return NULL;
+}
+
+/* ---- directories ---------------------------------------------------------------- */
+
+#define DIR_BUCKETS 1024
+
+struct chunk_dir {
+    struct chunk_dir *next;
+    int64_t version;
+    uint32_t xid;
+    size_t n;
+    struct chunk_part *parts;
+    size_t keylen;
+    uint8_t key[];
+};
+
+struct chunk_dirs {
+    struct chunk_dir *bucket[DIR_BUCKETS];
+    size_t count, max;
+};
+
+static size_t dir_hash(const uint8_t *key, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++) h = (h ^ key[i]) * 1099511628211ULL;
+    return (size_t)(h % DIR_BUCKETS);
+}
+
+struct chunk_dirs *chunk_dirs_new(size_t max)
+{
+    struct chunk_dirs *d = calloc(1, sizeof(*d));
+    if (d) d->max = max;
+    return d;
+}
+
+static void dir_free(struct chunk_dir *e)
+{
+    free(e->parts);
+    free(e);
+}
+
+static void dirs_clear(struct chunk_dirs *d)
+{
+    for (size_t b = 0; b < DIR_BUCKETS; b++)
+        while (d->bucket[b]) {
+            struct chunk_dir *e = d->bucket[b];
+            d->bucket[b] = e->next;
+            dir_free(e);
+        }
+    d->count = 0;
+}
+
+void chunk_dirs_free(struct chunk_dirs *d)
+{
+    if (!d) return;
+    dirs_clear(d);
+    free(d);
+}
+
+static struct chunk_dir **dir_slot(struct chunk_dirs *d, const uint8_t *key, size_t len)
+{
+    struct chunk_dir **pp = &d->bucket[dir_hash(key, len)];
+    for (; *pp; pp = &(*pp)->next)
+        if ((*pp)->keylen == len && memcmp((*pp)->key, key, len) == 0) break;
+    return pp;
+}
+
+void chunk_dirs_drop(struct chunk_dirs *d, const uint8_t *key, size_t len)
+{
+    struct chunk_dir **pp = dir_slot(d, key, len), *e = *pp;
+    if (!e) return;
+    *pp = e->next;
+    dir_free(e);
+    d->count--;
+}
+
+bool chunk_dirs_put(struct chunk_dirs *d, const uint8_t *key, size_t len, int64_t version, uint32_t xid,
+                    const struct chunk_part *parts, size_t n)
+{
+    chunk_dirs_drop(d, key, len);
+    if (d->count >= d->max) dirs_clear(d);
+    if (d->max == 0) return true;
+    struct chunk_dir *e = malloc(sizeof(*e) + len);
+    if (!e || !(e->parts = malloc((n ? n : 1) * sizeof(*parts)))) {
+        free(e);
+        return false;
+    }
+    e->version = version;
+    e->xid = xid;
+    e->n = n;
+    for (size_t i = 0; i < n; i++) {
+        e->parts[i] = parts[i];
+        e->parts[i].bits = NULL;
+        e->parts[i].len = 0;
+    }
+    e->keylen = len;
+    memcpy(e->key, key, len);
+    struct chunk_dir **head = &d->bucket[dir_hash(key, len)];
+    e->next = *head;
+    *head = e;
+    d->count++;
+    return true;
+}
+
+const struct chunk_part *chunk_dirs_get(const struct chunk_dirs *d, const uint8_t *key, size_t len,
+                                        int64_t version, uint32_t *xid, size_t *n)
+{
+    struct chunk_dir *e = *dir_slot((struct chunk_dirs *)d, key, len);
+    if (!e || e->version != version) return NULL;
+    *xid = e->xid;
+    *n = e->n;
+    return e->parts;
+}

@@ -1,0 +1,170 @@
+/* relayout.c — the last step of `bitmapd --migrate`: every bitmap still stored as one
+ * row longer than CHUNK_BYTES (written before migration 0008, or by an older
+ * bitmapd during a rolling upgrade) is cut into chunk rows (chunks.h). One key per
+ * transaction, its head row locked meanwhile: a running service keeps answering
+ * (a write of that key waits for one short transaction), and a run stopped at any
+ * point (even by kill -9) leaves every key whole, in one layout or the other; the
+ * next run goes on with the keys still to do. The value, version and updated_at
+ * of a key do not change; the update of its head row tells the caches of running
+ * instances to drop their copy (migration 0007). */
+#include "relayout.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chunks.h"
+#include "codec.h"
+#include "log.h"
+
+#define BATCH 100
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static PGresult *exec_params(PGconn *pg, const char *sql, int n, const char *const *vals, const int *lens,
+                             const int *fmts, ExecStatusType want, const char *what)
+{
+    PGresult *r = PQexecParams(pg, sql, n, NULL, vals, lens, fmts, 1);
+    if (PQresultStatus(r) != want) {
+        log_error("msg=\"relayout step failed\" step=\"%s\" error=\"%s\"", what, PQresultErrorMessage(r));
+        PQclear(r);
+        return NULL;
+    }
+    return r;
+}
+
+static bool exec_simple(PGconn *pg, const char *sql)
+{
+    PGresult *r = PQexec(pg, sql);
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    if (!ok) log_error("msg=\"relayout step failed\" step=\"%s\" error=\"%s\"", sql, PQresultErrorMessage(r));
+    PQclear(r);
+    return ok;
+}
+
+static int64_t get_int8(const PGresult *r, int row, int col)
+{
+    const uint8_t *p = (const uint8_t *)PQgetvalue(r, row, col);
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
+    return (int64_t)v;
+}
+
+/* Cuts one key into chunks, in its own transaction. *done counts keys converted,
+ * *skipped those left as they were (corrupt: the service reports them on use). */
+static bool relayout_key(PGconn *pg, const uint8_t *key, int keylen, long *done, long *skipped)
+{
+    const char *kv[1] = {(const char *)key};
+    int kl[1] = {keylen}, kf[1] = {1};
+    PGresult *r = NULL;
+    roaring_bitmap_t *bm = NULL;
+    struct chunk_cut cut = {0};
+    char why[160] = "";
+    bool ok = false;
+
+    if (!exec_simple(pg, "BEGIN")) return false;
+    if (!(r = exec_params(pg,
+                          "SELECT bits, cardinality, checksum FROM bitmapd.bitmaps WHERE key = $1 FOR UPDATE",
+                          1, kv, kl, kf, PGRES_TUPLES_OK, "lock")))
+        goto out;
+    if (PQntuples(r) != 1 || (size_t)PQgetlength(r, 0, 0) <= CHUNK_BYTES) { /* gone, or cut meanwhile */
+        ok = true;
+        goto out;
+    }
+    const uint8_t *bits = (const uint8_t *)PQgetvalue(r, 0, 0);
+    size_t len = (size_t)PQgetlength(r, 0, 0);
+    if (codec_crc32c(bits, len) != (uint32_t)get_int8(r, 0, 2))
+        snprintf(why, sizeof(why), "checksum mismatch");
+    else if (!(bm = codec_decode(bits, len, why, sizeof(why))))
+        ;
+    else if ((int64_t)roaring_bitmap_get_cardinality(bm) != get_int8(r, 0, 1))
+        snprintf(why, sizeof(why), "cardinality column disagrees");
+    if (why[0]) {
+        char quoted[4 * 2048 + 1];
+        log_error("msg=\"relayout: corrupt bitmap left as it is\" key=\"%s\" reason=\"%s\"",
+                  log_quote(quoted, sizeof(quoted), key, (size_t)keylen), why);
+        (*skipped)++;
+        ok = true;
+        goto out;
+    }
+    if (!chunks_cut(bm, &cut)) {
+        log_error("msg=\"relayout: out of memory\"");
+        goto out;
+    }
+    PQclear(r);
+    if (!(r = exec_params(pg, "DELETE FROM bitmapd.chunks WHERE key = $1", 1, kv, kl, kf, PGRES_COMMAND_OK,
+                          "delete stray chunks")))
+        goto out;
+    for (size_t i = 0; i < cut.n; i++) {
+        const struct chunk_part *cp = &cut.parts[i];
+        uint32_t lo = htonl(cp->lo), hi = htonl(cp->hi);
+        char card[24], crc[24];
+        snprintf(card, sizeof(card), "%lld", (long long)cp->cardinality);
+        snprintf(crc, sizeof(crc), "%lu", (unsigned long)cp->checksum);
+        const char *v[6] = {(const char *)key, (const char *)&lo, (const char *)&hi, (const char *)cp->bits, card, crc};
+        int l[6] = {keylen, 4, 4, (int)cp->len, 0, 0}, f[6] = {1, 1, 1, 1, 0, 0};
+        PQclear(r);
+        if (!(r = exec_params(pg,
+                              "INSERT INTO bitmapd.chunks (key, lo, hi, bits, cardinality, checksum)"
+                              " VALUES ($1, $2::int4, $3::int4, $4, $5::int8, $6::int8)",
+                              6, v, l, f, PGRES_COMMAND_OK, "insert chunk")))
+            goto out;
+    }
+    PQclear(r);
+    {
+        char crc[24];
+        snprintf(crc, sizeof(crc), "%lu", (unsigned long)chunks_head_crc(cut.parts, cut.n));
+        const char *v[2] = {(const char *)key, crc};
+        int l[2] = {keylen, 0}, f[2] = {1, 0};
+        if (!(r = exec_params(pg, "UPDATE bitmapd.bitmaps SET bits = ''::bytea, checksum = $2::int8 WHERE key = $1",
+                              2, v, l, f, PGRES_COMMAND_OK, "head")))
+            goto out;
+    }
+    ok = true;
+    (*done)++;
+out:
+    PQclear(r);
+    if (bm) roaring_bitmap_free(bm);
+    chunks_cut_free(&cut);
+    return exec_simple(pg, ok ? "COMMIT" : "ROLLBACK") && ok;
+}
+
+bool relayout_run(PGconn *pg)
+{
+    uint8_t *after = calloc(1, 1);
+    int afterlen = 0;
+    long done = 0, skipped = 0;
+    bool ok = after != NULL;
+
+    while (ok) {
+        const char *v[1] = {(const char *)after};
+        int l[1] = {afterlen}, f[1] = {1};
+        PGresult *r = exec_params(pg,
+                                  "SELECT key FROM bitmapd.bitmaps WHERE key > $1 AND octet_length(bits) > "
+                                  STR(CHUNK_BYTES) " ORDER BY key LIMIT " STR(BATCH),
+                                  1, v, l, f, PGRES_TUPLES_OK, "find");
+        if (!r) {
+            ok = false;
+            break;
+        }
+        int n = PQntuples(r);
+        for (int i = 0; ok && i < n; i++)
+            ok = relayout_key(pg, (const uint8_t *)PQgetvalue(r, i, 0), PQgetlength(r, i, 0), &done, &skipped);
+        if (ok && n > 0) {
+            uint8_t *last = realloc(after, (size_t)PQgetlength(r, n - 1, 0) + 1);
+            if (!last) {
+                ok = false;
+            } else {
+                after = last;
+                afterlen = PQgetlength(r, n - 1, 0);
+                memcpy(after, PQgetvalue(r, n - 1, 0), (size_t)afterlen);
+            }
+        }
+        PQclear(r);
+        if (n < BATCH) break;
+    }
+    free(after);
+    if (ok && (done || skipped)) log_info("msg=\"big bitmaps cut into chunks\" keys=%ld corrupt_left=%ld", done, skipped);
+    return ok;
+}

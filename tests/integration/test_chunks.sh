@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# Big bitmaps in chunks (migration 0008, src/chunks.c): a bitmap whose encoding is
+# longer than 8 KiB keeps a head row in bitmapd.bitmaps (empty bits) and its members
+# in rows of bitmapd.chunks. Checks that a client sees exactly what Redis semantics
+# say, whatever the layout: GET byte for byte, BITCOUNT, STRLEN, after a restart (cold
+# cache), from a second instance (which does not know the chunks of the version it
+# writes over), through growing and shrinking across the threshold, DEL, BITOP; that
+# a single-bit write rewrites one chunk row and the head, and what it costs in WAL;
+# that a damaged chunk is reported, never overwritten, and harms no other key; that
+# the psql views read chunked bitmaps; and that `bitmapd --migrate` cuts big rows
+# written in the old layout, while the service answers, and can be stopped by
+# kill -9 and run again.
+# Needs BITMAPD_DSN, BITMAPD_OWNER_DSN, psql, redis-cli, python3.
+set -u
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
+
+OWNER_DSN=${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}
+sql() { psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
+P="chunks:$$:" # every key of this run
+T=$BITMAPD_TEST_TMP/chunks.$$
+mkdir -p "$T"
+kb() { printf "convert_to('%s', 'UTF8')" "$P$1"; } # the key NAME of this run, as SQL
+
+# python3 helpers: random bytes, a bit set in a file as Redis numbers bits (MSB first)
+randbytes() { python3 -c "import random, sys; sys.stdout.buffer.write(random.Random($2).randbytes($1))"; }
+setbit_file() { # FILE OFFSET VALUE
+  python3 - "$@" <<'PY'
+import sys
+path, off, val = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+b = bytearray(open(path, 'rb').read())
+if off // 8 >= len(b): b.extend(bytes(off // 8 + 1 - len(b)))
+mask = 0x80 >> (off % 8)
+b[off // 8] = (b[off // 8] | mask) if val else (b[off // 8] & ~mask)
+open(path, 'wb').write(bytes(b))
+PY
+}
+popcount_file() { python3 -c "import sys; print(sum(bin(x).count('1') for x in open(sys.argv[1], 'rb').read()))" "$1"; }
+get_equals() { # NAME KEY FILE — GET KEY gives FILE's bytes
+  rcli --no-raw GET "$2" >/dev/null 2>&1 # a first GET loads it
+  redis-cli -h 127.0.0.1 -p "$RPORT" --raw GET "$2" | head -c -1 >"$T/got" # --raw adds one newline
+  if cmp -s "$T/got" "$3"; then check "$1" same same; else check "$1" "$(wc -c <"$3") bytes as written" "$(wc -c <"$T/got") bytes, differing"; fi
+}
+layout() { # NAME → head bits length|chunks|largest chunk|chunk cardinalities sum to the head's
+  sql "SELECT octet_length(b.bits), count(c.key), coalesce(max(octet_length(c.bits)), 0),
+              coalesce(sum(c.cardinality), 0) = b.cardinality OR count(c.key) = 0
+         FROM bitmapd.bitmaps b LEFT JOIN bitmapd.chunks c ON c.key = b.key
+        WHERE b.key = $(kb "$1") GROUP BY b.key, b.bits, b.cardinality"
+}
+chunk_xmins() { sql "SELECT lo || ':' || xmin FROM bitmapd.chunks WHERE key = $(kb "$1") ORDER BY lo"; }
+changed_rows() { # BEFORE AFTER — chunk rows rewritten (new xmin) or added or removed
+  comm -3 <(sort <<<"$1") <(sort <<<"$2") | tr -d '\t' | cut -d: -f1 | sort -u | grep -c . || true
+}
+
+start_service || finish
+A_R=$RPORT
+
+# ---- a 300 KiB value: stored in chunks, read back byte for byte -----------------------
+randbytes 307200 11 >"$T/big"
+check "SET of 300 KiB of random bytes" OK "$(rcli -x SET "${P}big" <"$T/big" 2>&1)"
+IFS='|' read -r head nchunks largest sums <<<"$(layout big)"
+check "head row of the 300 KiB value has empty bits" 0 "$head"
+check "it is cut into 38 chunks (one bitset container each)" 38 "$nchunks"
+check "no chunk is longer than one bitset container's serialization (8,208 bytes)" 8208 "$largest"
+check "the chunks' cardinalities add up to the head's" t "$sums"
+get_equals "GET gives the 300 KiB back byte for byte" "${P}big" "$T/big"
+check "BITCOUNT counts its bits" "$(popcount_file "$T/big")" "$(rcli BITCOUNT "${P}big" 2>&1)"
+check "STRLEN is 307200" 307200 "$(rcli STRLEN "${P}big" 2>&1)"
+
+# ---- one SETBIT: one chunk and the head, a few KiB of WAL -------------------------------
+before=$(chunk_xmins big)
+off=1234567
+old=$(rcli GETBIT "${P}big" $off)
+check "SETBIT flips one bit and answers the old one" "$old" "$(rcli SETBIT "${P}big" $off $((1 - old)) 2>&1)"
+setbit_file "$T/big" $off $((1 - old))
+after=$(chunk_xmins big)
+check "a single-bit write rewrote exactly one chunk row" 1 "$(changed_rows "$before" "$after")"
+lsn0=$(sql "SELECT pg_current_wal_lsn()")
+for i in $(seq 1 40); do
+  o=$(((i * 61813) % 2400000))
+  rcli SETBIT "${P}big" $o 1 >/dev/null
+  setbit_file "$T/big" $o 1
+done
+lsn1=$(sql "SELECT pg_current_wal_lsn()")
+wal=$(sql "SELECT (pg_wal_lsn_diff('$lsn1', '$lsn0') / 40)::bigint")
+echo "# WAL per single-bit SETBIT into the 300 KiB chunked value (40 writes, whatever else wrote meanwhile): $wal bytes"
+check "WAL per single-bit write is at most 16 KiB (the whole value is 300 KiB)" yes "$([[ $wal -le 16384 ]] && echo yes || echo "no: $wal")"
+get_equals "GET after 41 SETBITs is the file with the same bits set" "${P}big" "$T/big"
+
+# ---- a cold cache, and an instance that knows no chunks of the version ----------------
+stop_service
+start_service || finish
+A_R=$RPORT
+get_equals "after a restart (cold cache) GET is still byte for byte" "${P}big" "$T/big"
+start_service || finish
+B_R=$RPORT
+RPORT=$B_R
+before=$(chunk_xmins big)
+old=$(rcli GETBIT "${P}big" 99)
+check "instance B: SETBIT answers the old bit" "$old" "$(rcli SETBIT "${P}big" 99 $((1 - old)) 2>&1)"
+setbit_file "$T/big" 99 $((1 - old))
+check "instance B rewrote only the changed chunk, though it sent them all" 1 \
+  "$(changed_rows "$before" "$(chunk_xmins big)")"
+RPORT=$A_R
+get_equals "instance A sees instance B's write (its cache dropped the old copy)" "${P}big" "$T/big"
+
+# ---- shrinking and growing across the threshold -----------------------------------------
+check "SETRANGE into a chunked value" "$(wc -c <"$T/big")" "$(rcli SETRANGE "${P}big" 5 hello 2>&1)"
+python3 -c "
+import sys; p = sys.argv[1]; b = bytearray(open(p, 'rb').read()); b[5:10] = b'hello'; open(p, 'wb').write(bytes(b))" "$T/big"
+get_equals "GET after SETRANGE" "${P}big" "$T/big"
+printf 'small' >"$T/small"
+check "SET a small value over the chunked key" OK "$(rcli SET "${P}big" small 2>&1)"
+check "the key is one row again (bits in the head), its chunks are gone" "t|0" \
+  "$(sql "SELECT octet_length(bits) > 0 FROM bitmapd.bitmaps WHERE key = $(kb big)")|$(sql "SELECT count(*) FROM bitmapd.chunks WHERE key = $(kb big)")"
+get_equals "GET gives the small value" "${P}big" "$T/small"
+check "SETBIT far out grows it past 8 KiB of sparse members" 0 "$(rcli SETBIT "${P}big" 4000000000 1 2>&1)"
+for i in $(seq 1 3000); do printf 'SETBIT %s %d 1\n' "${P}big" $((i * 1300017)); done >"$T/cmds"
+rcli < "$T/cmds" >/dev/null
+IFS='|' read -r head nchunks largest sums <<<"$(layout big)"
+check "3,000 sparse members over 4e9 bits: chunked again (empty head bits, more than one chunk)" "0|yes|t" \
+  "$head|$([[ $nchunks -gt 1 ]] && echo yes || echo "no: $nchunks")|$sums"
+check "BITCOUNT of the sparse value" "$(($(popcount_file "$T/small") + 3001))" "$(rcli BITCOUNT "${P}big" 2>&1)"
+check "DEL of a chunked key" 1 "$(rcli DEL "${P}big" 2>&1)"
+check "a deleted key is one row B1 00 and no chunk" "b100|0" \
+  "$(sql "SELECT encode(bits, 'hex') || '|' || (SELECT count(*) FROM bitmapd.chunks WHERE key = $(kb big)) FROM bitmapd.bitmaps WHERE key = $(kb big)")"
+check "EXISTS after DEL" 0 "$(rcli EXISTS "${P}big" 2>&1)"
+
+# BITOP with chunked operands and a chunked destination
+randbytes 100000 21 >"$T/x"
+randbytes 120000 22 >"$T/y"
+rcli -x SET "${P}x" <"$T/x" >/dev/null
+rcli -x SET "${P}y" <"$T/y" >/dev/null
+check "BITOP XOR of two chunked values answers the longer length" 120000 "$(rcli BITOP XOR "${P}z" "${P}x" "${P}y" 2>&1)"
+python3 -c "
+import sys; x = open(sys.argv[1], 'rb').read(); y = open(sys.argv[2], 'rb').read(); x = x + bytes(len(y) - len(x))
+open(sys.argv[3], 'wb').write(bytes(a ^ b for a, b in zip(x, y)))" "$T/x" "$T/y" "$T/z"
+get_equals "BITOP XOR result, chunked, byte for byte" "${P}z" "$T/z"
+check "the BITOP destination is chunked" 0 "$(layout z | cut -d'|' -f1)"
+
+# ---- psql: views and functions read chunked bitmaps whole ---------------------------------
+check "bitmapd.members(bitmapd.value()) of the chunked XOR has BITCOUNT members" \
+  "$(rcli BITCOUNT "${P}z")" "$(sql "SELECT count(*) FROM bitmapd.bitmaps b, bitmapd.members(bitmapd.value(b.key, b.bits)) WHERE b.key = $(kb z)")"
+check "bitmapd.keys: bytes stored are the chunks' bytes, length is STRLEN" \
+  "$(sql "SELECT sum(octet_length(bits)) FROM bitmapd.chunks WHERE key = $(kb z)")|120000" \
+  "$(sql "SELECT bytes_stored || '|' || length FROM bitmapd.keys WHERE key_bytes = $(kb z)")"
+check "bitmapd.to_roaring(bitmapd.value()) is a Roaring value of the same members" \
+  "roaring|$(rcli BITCOUNT "${P}z")" \
+  "$(sql "SELECT bitmapd.encoding(r) || '|' || (SELECT count(*) FROM bitmapd.members(r))
+            FROM (SELECT bitmapd.to_roaring(bitmapd.value(key, bits)) AS r FROM bitmapd.bitmaps WHERE key = $(kb z)) s")"
+
+# ---- a damaged chunk ------------------------------------------------------------------------
+# the head is touched too, so that the instances' caches drop their copies (a change of
+# bitmapd.chunks alone is not announced: only bitmapd writes chunks)
+sql "UPDATE bitmapd.chunks SET bits = '\\xdeadbeef' WHERE key = $(kb x) AND lo = (SELECT min(lo) FROM bitmapd.chunks WHERE key = $(kb x));
+     UPDATE bitmapd.bitmaps SET updated_at = now() WHERE key = $(kb x)"
+sleep 0.3
+check_match "GETBIT on the damaged key: an error naming the key as corrupt" "corrupt.*${P}x|${P}x.*corrupt" \
+  "$(rcli GETBIT "${P}x" 5 2>&1)"
+before=$(sql "SELECT version FROM bitmapd.bitmaps WHERE key = $(kb x)")
+check_match "SETBIT on the damaged key is refused" "corrupt" "$(rcli SETBIT "${P}x" 5 1 2>&1)"
+check "the damaged chunk is not overwritten, the version does not move" "deadbeef|$before" \
+  "$(sql "SELECT encode(c.bits, 'hex') || '|' || b.version FROM bitmapd.chunks c JOIN bitmapd.bitmaps b ON b.key = c.key
+           WHERE c.key = $(kb x) ORDER BY c.lo LIMIT 1")"
+check "the log names the damaged chunk" yes \
+  "$(grep -q 'chunked bitmap unreadable.*chunk 0\.\.' "$BITMAPD_TEST_TMP"/bitmapd.*.log && echo yes || echo no)"
+get_equals "another chunked key is unaffected" "${P}y" "$T/y"
+# a chunk row deleted by hand: the head no longer names the chunks that are left
+sql "DELETE FROM bitmapd.chunks WHERE key = $(kb y) AND lo = (SELECT max(lo) FROM bitmapd.chunks WHERE key = $(kb y));
+     UPDATE bitmapd.bitmaps SET updated_at = now() WHERE key = $(kb y)"
+sleep 0.3
+check_match "BITCOUNT of a key missing a chunk: an error naming the key as corrupt" "corrupt.*${P}y|${P}y.*corrupt" \
+  "$(rcli BITCOUNT "${P}y" 2>&1)"
+check "the log says its chunks are not the ones its head names" yes \
+  "$(grep -q "chunked bitmap unreadable.*${P}y.*not the ones its head row names" "$BITMAPD_TEST_TMP"/bitmapd.*.log && echo yes || echo no)"
+sql "DELETE FROM bitmapd.chunks WHERE key = $(kb y); DELETE FROM bitmapd.bitmaps WHERE key = $(kb y)"
+sql "DELETE FROM bitmapd.chunks WHERE key = $(kb x); DELETE FROM bitmapd.bitmaps WHERE key = $(kb x)"
+
+# ---- bitmapd --migrate cuts big rows of the old layout, online, restartable ----------------
+# Old-layout rows are made by hand: the Roaring bytes of a chunked value become its bits
+# (with their CRC-32C), its chunks are deleted.
+crc_of_hex() { # CRC-32C (Castagnoli) of the hex on stdin
+  python3 -c "
+import sys
+t = []
+for i in range(256):
+    c = i
+    for _ in range(8): c = (c >> 1) ^ (0x82F63B78 if c & 1 else 0)
+    t.append(c)
+c = 0xFFFFFFFF
+for x in bytes.fromhex(sys.stdin.read().strip()): c = t[(c ^ x) & 0xFF] ^ (c >> 8)
+print(c ^ 0xFFFFFFFF)"
+}
+to_one_row() { # NAME — the chunked key NAME rewritten in the layout of before migration 0008
+  local hex
+  hex=$(sql "SELECT encode(bitmapd.value(key, bits), 'hex') FROM bitmapd.bitmaps WHERE key = $(kb "$1")")
+  # through stdin: the statement is longer than one command-line argument may be
+  psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 <<SQL
+UPDATE bitmapd.bitmaps SET bits = decode('$hex', 'hex'), checksum = $(crc_of_hex <<<"$hex") WHERE key = $(kb "$1");
+DELETE FROM bitmapd.chunks WHERE key = $(kb "$1");
+SQL
+}
+NM=30
+for i in $(seq 1 $NM); do
+  randbytes 100000 $((100 + i)) >"$T/m$i"
+  rcli -x SET "${P}m$i" <"$T/m$i" >/dev/null
+  to_one_row "m$i"
+done
+check "$NM big values in the old one-row layout" $NM \
+  "$(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE key >= $(kb m) AND key < $(kb n) AND octet_length(bits) > 8192")"
+get_equals "an old-layout row reads as before (cache dropped by the UPDATE)" "${P}m3" "$T/m3"
+old=$(rcli GETBIT "${P}m3" 7)
+check "SETBIT on an old-layout big row answers the old bit" "$old" "$(rcli SETBIT "${P}m3" 7 $((1 - old)) 2>&1)"
+setbit_file "$T/m3" 7 $((1 - old))
+check "a write cuts an old-layout row into chunks" 0 "$(layout m3 | cut -d'|' -f1)"
+# kill -9 the migration once it has cut its first key (if it finished first, the rerun
+# has nothing left to do; the count below says which)
+(cd "$BITMAPD_ROOT" && BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --migrate >"$T/migrate1.log" 2>&1) &
+mpid=$!
+for i in $(seq 1 500); do
+  [[ $(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE key >= $(kb m) AND key < $(kb n) AND octet_length(bits) = 0") -gt 1 ]] && break
+  sleep 0.01
+done
+kill -KILL $mpid 2>/dev/null
+wait $mpid 2>/dev/null
+echo "# after kill -9 of the first --migrate: $(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE key >= $(kb m) AND key < $(kb n) AND octet_length(bits) > 8192") old-layout rows left"
+get_equals "during the migration's pause the service answers" "${P}m5" "$T/m5"
+(cd "$BITMAPD_ROOT" && BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --migrate >"$T/migrate2.log" 2>&1) &
+mpid=$!
+for i in 1 2 3 4 5; do rcli GETBIT "${P}m$i" 3 >/dev/null; done # served while it runs
+wait $mpid
+check "the second --migrate exits 0" 0 "$?"
+check "no big row is left in the old layout" 0 \
+  "$(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE octet_length(bits) > 8192")"
+bad=0
+for i in $(seq 1 $NM); do
+  [[ $(layout "m$i" | cut -d'|' -f1,4) == "0|t" ]] || { bad=$((bad + 1)); echo "# m$i: layout $(layout "m$i")"; }
+  redis-cli -h 127.0.0.1 -p "$RPORT" --raw GET "${P}m$i" | head -c -1 >"$T/got"
+  cmp -s "$T/got" "$T/m$i" || { bad=$((bad + 1)); echo "# m$i: GET gives $(wc -c <"$T/got") bytes: $(head -c 100 "$T/got")"; }
+done
+check "all $NM are chunked and GET gives each back byte for byte" 0 "$bad"
+check "the versions did not move (only m3 was written)" "1|2" \
+  "$(sql "SELECT min(version) || '|' || max(version) FROM bitmapd.bitmaps WHERE key >= $(kb m) AND key < $(kb n)")"
+
+for p in "${!_SERVICE_PIDS[@]}"; do stop_service "$p"; done
+sql "DELETE FROM bitmapd.chunks WHERE key >= convert_to('$P', 'UTF8') AND key < convert_to('chunks:$$;', 'UTF8');
+     DELETE FROM bitmapd.bitmaps WHERE key >= convert_to('$P', 'UTF8') AND key < convert_to('chunks:$$;', 'UTF8')"
+finish

@@ -1,0 +1,239 @@
+/* test_chunks.c — unit tests for cutting a big bitmap into chunk rows and joining
+ * them back (src/chunks.c): round trips of sparse, dense, run and mixed bitmaps; the
+ * size rule (each chunk at most CHUNK_BYTES unless it holds one container); that the
+ * cut is a function of the members (equal sets cut into equal bytes, whatever their
+ * containers were); that one changed member changes one chunk; that every kind of
+ * damage to a chunk row is refused; the head checksum; and the directories. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "chunks.h"
+#include "codec.h"
+
+static uint64_t rng_state = 88172645463325252ULL;
+
+static uint32_t rng32(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (uint32_t)((rng_state * 0x2545F4914F6CDD1DULL) >> 32);
+}
+
+/* n random members below limit, plus runs when runs > 0 */
+static roaring_bitmap_t *random_bitmap(uint32_t n, uint64_t limit, uint32_t runs)
+{
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    for (uint32_t i = 0; i < n; i++) roaring_bitmap_add(bm, (uint32_t)(rng32() % limit));
+    for (uint32_t r = 0; r < runs; r++) {
+        uint32_t start = (uint32_t)(rng32() % limit), len = 1 + rng32() % 70000;
+        for (uint32_t v = start; v < start + len && v >= start; v++) roaring_bitmap_add(bm, v);
+    }
+    return bm;
+}
+
+/* Cuts bm, checks the size rule and the ranges, joins the parts (copied into exactly
+ * sized blocks) and compares; returns the number of chunks. */
+static size_t round_trip(roaring_bitmap_t *bm)
+{
+    struct chunk_cut cut;
+    char err[200];
+    assert_true(chunks_cut(bm, &cut));
+    uint64_t card = 0;
+    uint32_t prev_hi = 0;
+    struct chunk_part *copy = calloc(cut.n + 1, sizeof(*copy));
+    for (size_t i = 0; i < cut.n; i++) {
+        const struct chunk_part *p = &cut.parts[i];
+        assert_true(p->lo >= prev_hi && p->lo < p->hi && p->hi <= CHUNK_KEYS);
+        assert_true((((p->hi - p->lo) & (p->hi - p->lo - 1))) == 0); /* a halving of 0 .. 65536 */
+        assert_int_equal(p->lo % (p->hi - p->lo), 0);
+        prev_hi = p->hi;
+        roaring_bitmap_t *part = codec_decode(p->bits, p->len, err, sizeof(err));
+        assert_non_null(part);
+        assert_int_equal(roaring_bitmap_get_cardinality(part), (uint64_t)p->cardinality);
+        /* more than CHUNK_BYTES only when it cannot be cut: one container */
+        if (p->len > CHUNK_BYTES) assert_int_equal(part->high_low_container.size, 1);
+        roaring_bitmap_free(part);
+        assert_int_equal(p->checksum, codec_crc32c(p->bits, p->len));
+        card += (uint64_t)p->cardinality;
+        copy[i] = *p;
+        uint8_t *b = malloc(p->len);
+        memcpy(b, p->bits, p->len);
+        copy[i].bits = b;
+    }
+    assert_int_equal(card, roaring_bitmap_get_cardinality(bm));
+    roaring_bitmap_t *back = chunks_join(copy, cut.n, err, sizeof(err));
+    assert_non_null(back);
+    assert_true(roaring_bitmap_equals(back, bm));
+    roaring_bitmap_free(back);
+    for (size_t i = 0; i < cut.n; i++) free((void *)copy[i].bits);
+    free(copy);
+    size_t n = cut.n;
+    chunks_cut_free(&cut);
+    return n;
+}
+
+static void test_round_trips(void **state)
+{
+    (void)state;
+    roaring_bitmap_t *empty = roaring_bitmap_create();
+    assert_int_equal(round_trip(empty), 0);
+    roaring_bitmap_free(empty);
+    for (int t = 0; t < 40; t++) {
+        uint32_t n = 1 + rng32() % 200000;
+        uint64_t limit = (t % 4 == 0) ? 4294967296ULL : 1 + rng32() % 20000000;
+        roaring_bitmap_t *bm = random_bitmap(n, limit, t % 3);
+        round_trip(bm);
+        roaring_bitmap_free(bm);
+    }
+    /* one full bitset container per key: one chunk each */
+    roaring_bitmap_t *dense = random_bitmap(0, 1, 0);
+    for (uint32_t v = 0; v < 40 * 65536; v += 2) roaring_bitmap_add(dense, v);
+    assert_int_equal(round_trip(dense), 40);
+    roaring_bitmap_free(dense);
+    /* the largest member */
+    roaring_bitmap_t *top = roaring_bitmap_of(3, 0u, 70000u, 4294967295u);
+    assert_int_equal(round_trip(top), 1);
+    roaring_bitmap_free(top);
+}
+
+/* The same members, built differently (a run container, or not), cut into the same
+ * bytes; and a one-member change touches one chunk. */
+static void test_deterministic_and_local(void **state)
+{
+    (void)state;
+    roaring_bitmap_t *a = random_bitmap(300000, 30000000, 2);
+    roaring_bitmap_t *b = roaring_bitmap_create();
+    uint32_t *all = malloc(roaring_bitmap_get_cardinality(a) * sizeof(*all));
+    roaring_bitmap_to_uint32_array(a, all);
+    for (uint64_t i = roaring_bitmap_get_cardinality(a); i-- > 0;) roaring_bitmap_add(b, all[i]);
+    free(all);
+    struct chunk_cut ca, cb;
+    assert_true(chunks_cut(a, &ca));
+    assert_true(chunks_cut(b, &cb));
+    assert_int_equal(ca.n, cb.n);
+    for (size_t i = 0; i < ca.n; i++) {
+        assert_int_equal(ca.parts[i].lo, cb.parts[i].lo);
+        assert_int_equal(ca.parts[i].len, cb.parts[i].len);
+        assert_memory_equal(ca.parts[i].bits, cb.parts[i].bits, ca.parts[i].len);
+    }
+    assert_int_equal(chunks_head_crc(ca.parts, ca.n), chunks_head_crc(cb.parts, cb.n));
+    /* flip one member */
+    uint32_t v = 12345678;
+    if (roaring_bitmap_contains(b, v)) roaring_bitmap_remove(b, v); else roaring_bitmap_add(b, v);
+    chunks_cut_free(&cb);
+    assert_true(chunks_cut(b, &cb));
+    size_t changed = 0;
+    assert_int_equal(ca.n, cb.n);
+    for (size_t i = 0; i < ca.n; i++)
+        changed += ca.parts[i].checksum != cb.parts[i].checksum || ca.parts[i].hash != cb.parts[i].hash;
+    assert_int_equal(changed, 1);
+    assert_int_not_equal(chunks_head_crc(ca.parts, ca.n), chunks_head_crc(cb.parts, cb.n));
+    chunks_cut_free(&ca);
+    chunks_cut_free(&cb);
+    roaring_bitmap_free(a);
+    roaring_bitmap_free(b);
+}
+
+/* Every kind of damage to the rows is refused, with a reason. */
+static void test_join_refuses(void **state)
+{
+    (void)state;
+    roaring_bitmap_t *bm = random_bitmap(100000, 10000000, 0);
+    struct chunk_cut cut;
+    char err[200];
+    assert_true(chunks_cut(bm, &cut));
+    assert_true(cut.n >= 3);
+    struct chunk_part *p = calloc(cut.n, sizeof(*p));
+    uint8_t *bytes = malloc(cut.parts[1].len);
+
+#define RESET() memcpy(p, cut.parts, cut.n * sizeof(*p))
+#define REFUSED(what)                                                                  \
+    do {                                                                               \
+        err[0] = 0;                                                                    \
+        assert_null(chunks_join(p, cut.n, err, sizeof(err)));                          \
+        assert_true(strstr(err, what) != NULL);                                        \
+    } while (0)
+    RESET();
+    p[1].bits = bytes;
+    memcpy(bytes, cut.parts[1].bits, cut.parts[1].len);
+    bytes[cut.parts[1].len / 2] ^= 0x10; /* a flipped bit */
+    REFUSED("checksum mismatch");
+    RESET();
+    p[1].checksum ^= 1;
+    REFUSED("checksum mismatch");
+    RESET();
+    p[1].cardinality++;
+    REFUSED("do not match");
+    RESET();
+    p[1].lo = p[0].lo; /* overlapping */
+    REFUSED("overlaps");
+    RESET();
+    struct chunk_part t = p[0]; /* out of order */
+    p[0] = p[1];
+    p[1] = t;
+    REFUSED("overlaps");
+    RESET();
+    p[1].hi = p[1].lo; /* empty range */
+    REFUSED("overlaps");
+    RESET();
+    p[2].lo = p[2].hi - 1 > p[2].lo ? p[2].lo + 1 : p[2].lo; /* members below the range */
+    if (p[2].lo != cut.parts[2].lo) REFUSED("do not match");
+    RESET();
+    p[1].len = 3; /* truncated */
+    p[1].checksum = codec_crc32c(p[1].bits, 3);
+    REFUSED("chunk");
+    free(bytes);
+    free(p);
+    chunks_cut_free(&cut);
+    roaring_bitmap_free(bm);
+}
+
+static void test_directories(void **state)
+{
+    (void)state;
+    struct chunk_dirs *d = chunk_dirs_new(3);
+    struct chunk_part parts[2] = {{.lo = 0, .hi = 8, .checksum = 7}, {.lo = 8, .hi = 16, .checksum = 9}};
+    uint32_t xid;
+    size_t n;
+    assert_true(chunk_dirs_put(d, (const uint8_t *)"k1", 2, 5, 100, parts, 2));
+    const struct chunk_part *got = chunk_dirs_get(d, (const uint8_t *)"k1", 2, 5, &xid, &n);
+    assert_non_null(got);
+    assert_int_equal(n, 2);
+    assert_int_equal(xid, 100);
+    assert_int_equal(got[1].checksum, 9);
+    assert_null(got[0].bits);
+    assert_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 6, &xid, &n)); /* another version */
+    assert_null(chunk_dirs_get(d, (const uint8_t *)"k2", 2, 5, &xid, &n));
+    assert_true(chunk_dirs_put(d, (const uint8_t *)"k1", 2, 6, 101, parts, 1)); /* replaces */
+    assert_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 5, &xid, &n));
+    assert_non_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 6, &xid, &n));
+    assert_int_equal(n, 1);
+    chunk_dirs_drop(d, (const uint8_t *)"k1", 2);
+    assert_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 6, &xid, &n));
+    for (int i = 0; i < 10; i++) { /* past max: starts again empty, never more than max */
+        char k[8];
+        snprintf(k, sizeof(k), "x%d", i);
+        assert_true(chunk_dirs_put(d, (const uint8_t *)k, strlen(k), 1, 1, parts, 2));
+        assert_non_null(chunk_dirs_get(d, (const uint8_t *)k, strlen(k), 1, &xid, &n));
+    }
+    chunk_dirs_free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trips),
+        cmocka_unit_test(test_deterministic_and_local),
+        cmocka_unit_test(test_join_refuses),
+        cmocka_unit_test(test_directories),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
