@@ -107,7 +107,10 @@ for size in 1000 100000 1000000 16000000; do
   lsn0=$(sql -c "SELECT pg_current_wal_lsn()")
   for ((i = 0; i < 20; i++)); do rcli bitmapd SETBIT "$key" $((i * 8 * size / 20)) $((i % 2)) >/dev/null; done
   WAL[$size]=$(sql -c "SELECT round((pg_current_wal_lsn() - '$lsn0'::pg_lsn) / 20)")
-  STORED[$size]=$(sql -c "SELECT length(bits) FROM bitmapd.bitmaps WHERE key = convert_to('$key', 'UTF8')")
+  STORED[$size]=$(sql -c "SELECT bitmapd.value_bytes(key, bits) || CASE WHEN octet_length(bits) = 0
+                                 THEN ' in ' || (SELECT count(*) FROM bitmapd.chunks c WHERE c.key = b.key) || ' chunks'
+                                 ELSE ' in one row' END
+                            FROM bitmapd.bitmaps b WHERE key = convert_to('$key', 'UTF8')")
   log "WAL per SETBIT into a $size-byte key: ${WAL[$size]} bytes"
 done
 

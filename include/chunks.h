@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define CHUNK_BYTES 8192
+#define CHUNK_BYTES 8192 /* the default of [postgres] chunk_bytes */
 #define CHUNK_KEYS 65536u /* container keys: a chunk's hi is at most this */
 
 /* One row of bitmapd.chunks. */
@@ -36,9 +36,10 @@ struct chunk_cut {
     uint8_t *buf;
 };
 
-/* Cuts bm (run-optimized here, so that equal sets cut into equal bytes). False on
- * allocation failure. An empty bitmap has no chunk. */
-bool chunks_cut(roaring_bitmap_t *bm, struct chunk_cut *out) WUR;
+/* Cuts bm into chunks of at most max_bytes unless one container is more
+ * (run-optimized here, so that equal sets cut into equal bytes). False on allocation
+ * failure. An empty bitmap has no chunk. */
+bool chunks_cut(roaring_bitmap_t *bm, size_t max_bytes, struct chunk_cut *out) WUR;
 void chunks_cut_free(struct chunk_cut *c);
 
 /* The bitmap of n chunk rows in ascending lo: every part is checked (range, order, no

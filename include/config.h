@@ -44,6 +44,7 @@ struct config {
     int pg_max_retries;
     int pg_write_statements; /* group commit: write statements in flight at once */
     int pg_load_statements;  /* coalesced loads in flight at once */
+    int pg_chunk_bytes;      /* a bitmap encoded longer is stored in chunk rows of about this size */
     /* [cache] */
     int cache_max_mb;        /* hot bitmaps kept in memory; 0: no cache */
     /* [inbox] */

@@ -61,6 +61,7 @@ static size_t header_size(size_t n, bool runs)
 
 struct cutter {
     const roaring_array_t *ra;
+    size_t max_bytes;
     size_t *psum;   /* psum[i]: payload bytes of containers 0 .. i-1 */
     int32_t *rsum;  /* rsum[i]: run containers among 0 .. i-1 */
     struct chunk_part *parts;
@@ -83,7 +84,7 @@ static void cut_range(struct cutter *ct, uint32_t lo, uint32_t hi, int32_t a, in
     if (a >= b) return;
     size_t n = (size_t)(b - a);
     size_t size = header_size(n, ct->rsum[b] > ct->rsum[a]) + ct->psum[b] - ct->psum[a];
-    if (size <= CHUNK_BYTES || n == 1 || hi - lo == 1) {
+    if (size <= ct->max_bytes || n == 1 || hi - lo == 1) {
         ct->parts[ct->n++] = (struct chunk_part){.lo = lo, .hi = hi, .len = size,
                                                  .cardinality = a, .checksum = (uint32_t)b};
         return; /* cardinality and checksum hold a and b until the bytes are written */
@@ -94,10 +95,10 @@ static void cut_range(struct cutter *ct, uint32_t lo, uint32_t hi, int32_t a, in
     cut_range(ct, mid, hi, m, b);
 }
 
-bool chunks_cut(roaring_bitmap_t *bm, struct chunk_cut *out)
+bool chunks_cut(roaring_bitmap_t *bm, size_t max_bytes, struct chunk_cut *out)
 {
     const roaring_array_t *ra = &bm->high_low_container;
-    struct cutter ct = {.ra = ra};
+    struct cutter ct = {.ra = ra, .max_bytes = max_bytes};
     size_t total = 0;
     bool ok = false;
 

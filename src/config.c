@@ -66,6 +66,7 @@ static const struct cf_key cf_keys[] = {
     CF_INT_KEY("postgres", "max_retries", pg_max_retries, "100", 0, 1000, R),
     CF_INT_KEY("postgres", "write_statements", pg_write_statements, "1", 1, 64, R),
     CF_INT_KEY("postgres", "load_statements", pg_load_statements, "2", 1, 64, R),
+    CF_INT_KEY("postgres", "chunk_bytes", pg_chunk_bytes, "8192", 64, 1048576, N),
     CF_INT_KEY("cache", "max_mb", cache_max_mb, "256", 0, 1048576, N),
     CF_STR_KEY("inbox", "period_time_zone", inbox_period_time_zone, "UTC", N),
     CF_STR_KEY("checkin", "time_zone", checkin_time_zone, "", N),

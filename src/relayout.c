@@ -88,7 +88,7 @@ static bool relayout_key(PGconn *pg, const uint8_t *key, int keylen, long *done,
         ok = true;
         goto out;
     }
-    if (!chunks_cut(bm, &cut)) {
+    if (!chunks_cut(bm, CHUNK_BYTES, &cut)) {
         log_error("msg=\"relayout: out of memory\"");
         goto out;
     }

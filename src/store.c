@@ -336,6 +336,8 @@ static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size
     ctx->seen[pos] = true;
     if (PQgetisnull(res, i, 2) && ctx->held[k].blob) { /* the row this instance holds */
         v.blob = ctx->held[k].blob;
+        /* its checksum too: a chunked head's names its chunks, not these bits */
+        v.checksum = ctx->held[k].checksum;
         row_from_val(row, &v);
         return;
     }
@@ -1015,13 +1017,13 @@ static void cas_flush(struct store *st)
 static bool chunk_write(struct store *st, const struct store_write *w, struct cas_chunks *ch)
 {
     char why[128];
-    roaring_bitmap_t *bm = codec_decode(w->bits, w->len, why, sizeof(why));
+    roaring_bitmap_t *bm = w->bm ? w->bm : codec_decode(w->bits, w->len, why, sizeof(why));
     const struct chunk_part *old = NULL;
     size_t nold = 0, i = 0, j = 0;
 
     if (!bm) return false; /* the writer's own encoding: it validated it */
-    bool ok = chunks_cut(bm, &ch->cut);
-    roaring_bitmap_free(bm);
+    bool ok = chunks_cut(bm, (size_t)st->cfg->pg_chunk_bytes, &ch->cut);
+    if (bm != w->bm) roaring_bitmap_free(bm);
     if (!ok || !(ch->rows = malloc((ch->cut.n + 1) * sizeof(*ch->rows)))) return false;
     ch->chunked = true;
     ch->head_crc = chunks_head_crc(ch->cut.parts, ch->cut.n);
@@ -1082,7 +1084,7 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
             /* the bits go into the statement and, after commit, the cache */
             if (!(c->blobs[i] = cache_blob_new(w[i].bits, w[i].len))) goto oom;
             c->w[i].bits = c->blobs[i]->data;
-            if (w[i].len > CHUNK_BYTES && !chunk_write(st, &c->w[i], &c->ch[i])) goto oom;
+            if (w[i].len > (size_t)st->cfg->pg_chunk_bytes && !chunk_write(st, &c->w[i], &c->ch[i])) goto oom;
         }
     }
     c->ngroups = ngroups;

@@ -130,6 +130,7 @@ static bool wp_add_writes(struct wpath *wp, struct store_write *w, size_t *nw, s
             wp->encoded[*nw] = buf;
             x->bits = buf;
             x->len = len;
+            x->bm = key->bm;
             x->cardinality = roaring_bitmap_get_cardinality(key->bm);
             x->checksum = codec_crc32c(buf, len);
         }

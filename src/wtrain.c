@@ -429,6 +429,7 @@ static void train_load_done(enum store_status st, const char *err, const struct 
         }
         x->bits = t->slots[i]->encoded;
         x->len = len;
+        x->bm = s->k.bm;
         x->cardinality = roaring_bitmap_get_cardinality(s->k.bm);
         x->checksum = codec_crc32c(x->bits, len);
         x->inc = s->version - s->k.version;

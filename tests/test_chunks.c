@@ -41,11 +41,11 @@ static roaring_bitmap_t *random_bitmap(uint32_t n, uint64_t limit, uint32_t runs
 
 /* Cuts bm, checks the size rule and the ranges, joins the parts (copied into exactly
  * sized blocks) and compares; returns the number of chunks. */
-static size_t round_trip(roaring_bitmap_t *bm)
+static size_t round_trip_max(roaring_bitmap_t *bm, size_t max_bytes)
 {
     struct chunk_cut cut;
     char err[200];
-    assert_true(chunks_cut(bm, &cut));
+    assert_true(chunks_cut(bm, max_bytes, &cut));
     uint64_t card = 0;
     uint32_t prev_hi = 0;
     struct chunk_part *copy = calloc(cut.n + 1, sizeof(*copy));
@@ -58,8 +58,8 @@ static size_t round_trip(roaring_bitmap_t *bm)
         roaring_bitmap_t *part = codec_decode(p->bits, p->len, err, sizeof(err));
         assert_non_null(part);
         assert_int_equal(roaring_bitmap_get_cardinality(part), (uint64_t)p->cardinality);
-        /* more than CHUNK_BYTES only when it cannot be cut: one container */
-        if (p->len > CHUNK_BYTES) assert_int_equal(part->high_low_container.size, 1);
+        /* more than max_bytes only when it cannot be cut: one container */
+        if (p->len > max_bytes) assert_int_equal(part->high_low_container.size, 1);
         roaring_bitmap_free(part);
         assert_int_equal(p->checksum, codec_crc32c(p->bits, p->len));
         card += (uint64_t)p->cardinality;
@@ -80,6 +80,8 @@ static size_t round_trip(roaring_bitmap_t *bm)
     return n;
 }
 
+static size_t round_trip(roaring_bitmap_t *bm) { return round_trip_max(bm, CHUNK_BYTES); }
+
 static void test_round_trips(void **state)
 {
     (void)state;
@@ -91,6 +93,7 @@ static void test_round_trips(void **state)
         uint64_t limit = (t % 4 == 0) ? 4294967296ULL : 1 + rng32() % 20000000;
         roaring_bitmap_t *bm = random_bitmap(n, limit, t % 3);
         round_trip(bm);
+        round_trip_max(bm, 64 + rng32() % 2000); /* [postgres] chunk_bytes as low as 64 */
         roaring_bitmap_free(bm);
     }
     /* one full bitset container per key: one chunk each */
@@ -116,8 +119,8 @@ static void test_deterministic_and_local(void **state)
     for (uint64_t i = roaring_bitmap_get_cardinality(a); i-- > 0;) roaring_bitmap_add(b, all[i]);
     free(all);
     struct chunk_cut ca, cb;
-    assert_true(chunks_cut(a, &ca));
-    assert_true(chunks_cut(b, &cb));
+    assert_true(chunks_cut(a, CHUNK_BYTES, &ca));
+    assert_true(chunks_cut(b, CHUNK_BYTES, &cb));
     assert_int_equal(ca.n, cb.n);
     for (size_t i = 0; i < ca.n; i++) {
         assert_int_equal(ca.parts[i].lo, cb.parts[i].lo);
@@ -129,7 +132,7 @@ static void test_deterministic_and_local(void **state)
     uint32_t v = 12345678;
     if (roaring_bitmap_contains(b, v)) roaring_bitmap_remove(b, v); else roaring_bitmap_add(b, v);
     chunks_cut_free(&cb);
-    assert_true(chunks_cut(b, &cb));
+    assert_true(chunks_cut(b, CHUNK_BYTES, &cb));
     size_t changed = 0;
     assert_int_equal(ca.n, cb.n);
     for (size_t i = 0; i < ca.n; i++)
@@ -149,7 +152,7 @@ static void test_join_refuses(void **state)
     roaring_bitmap_t *bm = random_bitmap(100000, 10000000, 0);
     struct chunk_cut cut;
     char err[200];
-    assert_true(chunks_cut(bm, &cut));
+    assert_true(chunks_cut(bm, CHUNK_BYTES, &cut));
     assert_true(cut.n >= 3);
     struct chunk_part *p = calloc(cut.n, sizeof(*p));
     uint8_t *bytes = malloc(cut.parts[1].len);
