@@ -6,7 +6,9 @@
  * compare-and-swap still checks every version, so a stale entry can cost a retry but
  * never an update. Entries are dropped by the change notifications of every writer
  * (migration 0007): an entry survives a notification only if it already holds exactly
- * the announced version, written by the announced transaction. A value loaded or written by a statement that was
+ * the announced version, written by the announced transaction — or a later version,
+ * when the announced transaction is one of this instance's own last commits (a hot
+ * key commits again before the notification of its previous commit arrives). A value loaded or written by a statement that was
  * sent before a conflicting notification arrived is not cached (see cache_mark()). */
 #ifndef BITMAPD_CACHE_H
 #define BITMAPD_CACHE_H

@@ -7,6 +7,12 @@
 #include <string.h>
 
 #define RECENT_SLOTS (1u << 16)
+/* The transactions of this instance's last commits. A notification of one of them
+ * that arrives after a later commit of the same key by this instance (a hot key
+ * commits again before the previous notification is delivered) is older news: it
+ * must not drop, or keep out, the newer copy. Only this instance's own transactions
+ * are treated so: a change made by anyone else is always applied. */
+#define OWN_XIDS 128
 #define ENTRY_OVERHEAD 16 /* what malloc adds per allocation, roughly */
 
 struct entry {
@@ -36,8 +42,17 @@ struct cache {
     uint64_t seq;       /* notifications applied so far */
     uint64_t flush_seq; /* seq of the last full flush */
     struct recent *recent;
+    uint32_t own_xids[OWN_XIDS];
+    unsigned own_pos, own_count;
     struct cache_stats st;
 };
+
+static bool own_xid(const struct cache *c, uint32_t xid)
+{
+    for (unsigned i = 0; i < c->own_count; i++)
+        if (c->own_xids[i] == xid) return true;
+    return false;
+}
 
 struct cache_blob *cache_blob_new(const void *bits, size_t len)
 {
@@ -197,6 +212,8 @@ static bool still_current(const struct cache *c, uint64_t h, const struct cache_
     if (r->seq <= mark) return true;
     if (r->hash != h) return false; /* overwritten by another key: cannot tell */
     if (r->deleted) return !v->found;
+    /* an own earlier commit announced after v was read or written: older news */
+    if (v->found && r->version < v->version && own_xid(c, r->xid)) return true;
     return v->found && r->version == v->version && r->xid == v->xid;
 }
 
@@ -254,6 +271,11 @@ void cache_note_write(struct cache *c, const void *key, size_t len, int64_t vers
 {
     uint64_t h = key_hash(key, len);
     struct recent *r = &c->recent[h & (RECENT_SLOTS - 1)];
+    if (c->own_xids[(c->own_pos + OWN_XIDS - 1) % OWN_XIDS] != xid || !c->own_count) { /* one per transaction */
+        c->own_xids[c->own_pos] = xid;
+        c->own_pos = (c->own_pos + 1) % OWN_XIDS;
+        if (c->own_count < OWN_XIDS) c->own_count++;
+    }
     if (r->seq && r->hash == h && (r->deleted || r->version > version)) return; /* a later change is known */
     *r = (struct recent){h, ++c->seq, version, xid, false};
 }
@@ -311,6 +333,8 @@ static bool apply_item(struct cache *c, const char *p, const char *end, uint8_t 
     *r = (struct recent){h, ++c->seq, version, (uint32_t)xid, deleted};
     c->st.invalidations++;
     ep = find(c, key, len, h);
+    if (*ep && !deleted && (*ep)->v.found && (*ep)->v.version > version && own_xid(c, (uint32_t)xid))
+        return true; /* this instance's own earlier commit: the copy is its later one */
     if (*ep && (deleted || !(*ep)->v.found || (*ep)->v.version != version || (*ep)->v.xid != (uint32_t)xid))
         remove_at(c, ep);
     return true;

@@ -277,6 +277,39 @@ static void test_older_result_never_replaces_newer(void **state)
     cache_free(c);
 }
 
+/* A hot key committed twice by this instance before the first commit's notification
+ * arrives: that notification is older news and keeps neither the newer copy out nor
+ * drops it; the same notification from another transaction drops it. */
+static void test_own_late_notifications(void **state)
+{
+    struct cache *c = enabled_cache(1 << 20);
+    uint64_t mark;
+    (void)state;
+    put(c, "ab", 5, 50, "v5", cache_mark(c));
+    cache_note_write(c, "ab", 2, 5, 50);
+    mark = cache_mark(c); /* the next commit's statement is sent */
+    assert_true(cache_invalidate(c, "6162:5:50")); /* v5's notification, while v6 commits */
+    cache_note_write(c, "ab", 2, 6, 51);
+    put(c, "ab", 6, 51, "v6", mark);
+    assert_int_equal(cached(c, "ab"), 6); /* not kept out by the older own notification */
+    mark = cache_mark(c);
+    cache_note_write(c, "ab", 2, 7, 52);
+    put(c, "ab", 7, 52, "v7", mark);
+    assert_true(cache_invalidate(c, "6162:6:51")); /* v6's, after v7 is cached */
+    assert_int_equal(cached(c, "ab"), 7);
+    assert_true(cache_invalidate(c, "6162:7:52"));
+    assert_int_equal(cached(c, "ab"), 7);
+    /* an older version announced by a transaction of someone else (an administrator
+     * setting the version back): dropped */
+    assert_true(cache_invalidate(c, "6162:3:999"));
+    assert_int_equal(cached(c, "ab"), -1);
+    /* and a value read after it is current again only if it is that one */
+    mark = cache_mark(c) - 1;
+    put(c, "ab", 7, 52, "v7", mark);
+    assert_int_equal(cached(c, "ab"), -1);
+    cache_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_negative_entry_dropped_by_insert),
         cmocka_unit_test(test_huge_entry_not_cached),
         cmocka_unit_test(test_older_result_never_replaces_newer),
+        cmocka_unit_test(test_own_late_notifications),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
