@@ -22,7 +22,13 @@
 struct cas_call;
 struct load_ctx;
 
-enum { STMT_LOAD, STMT_CAS }; /* prepared once per connection (db_query_prepared) */
+enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS }; /* prepared once per connection (db_query_prepared) */
+
+/* Keys whose head row this instance last saw chunked (by 64-bit hash): their writes
+ * take the statement that also writes chunk rows. Bounded: when full it starts again
+ * empty, and a write that then meets a chunked head aborts and teaches it again. */
+#define CHUNKY_SLOTS 65536u
+#define CHUNKY_MAX (CHUNKY_SLOTS / 2)
 
 struct store {
     struct db *db;
@@ -42,6 +48,8 @@ struct store {
     unsigned recheck_logged_gen;  /* listen_gen whose failed check was logged */
     struct sent_node *checks;     /* trigger checks in flight, for store_free */
     struct chunk_dirs *dirs;      /* chunks of the big keys last loaded or written */
+    uint64_t *chunky;             /* open addressing, 0 = empty, 1 = removed */
+    size_t nchunky;               /* slots in use (removed ones included) */
     struct store_stats stats;
 };
 
@@ -148,6 +156,44 @@ static enum store_status status_of(const struct db_result *r)
     return r->status == DB_UNAVAILABLE ? STORE_UNAVAILABLE : STORE_ERROR;
 }
 
+/* ---- keys seen chunked ------------------------------------------------------------ */
+
+static uint64_t chunky_hash(const uint8_t *key, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++) h = (h ^ key[i]) * 1099511628211ULL;
+    return h < 2 ? h + 2 : h;
+}
+
+static uint64_t *chunky_slot(const struct store *st, uint64_t h)
+{
+    size_t i = (size_t)(h & (CHUNKY_SLOTS - 1));
+    for (;; i = (i + 1) & (CHUNKY_SLOTS - 1))
+        if (st->chunky[i] == h || st->chunky[i] == 0) return &st->chunky[i];
+}
+
+static bool chunky_has(const struct store *st, const uint8_t *key, size_t len)
+{
+    return *chunky_slot(st, chunky_hash(key, len)) > 1;
+}
+
+static void chunky_set(struct store *st, const uint8_t *key, size_t len, bool chunked)
+{
+    uint64_t h = chunky_hash(key, len), *slot = chunky_slot(st, h);
+    if (!chunked) {
+        if (*slot == h) *slot = 1; /* removed: probes go on past it */
+        return;
+    }
+    if (*slot == h) return;
+    if (st->nchunky >= CHUNKY_MAX) {
+        memset(st->chunky, 0, CHUNKY_SLOTS * sizeof(*st->chunky));
+        st->nchunky = 0;
+        slot = chunky_slot(st, h);
+    }
+    *slot = h;
+    st->nchunky++;
+}
+
 /* ---- load, coalesced ---------------------------------------------------------- */
 
 /* Versions of every key and bits where the row is not the one this instance holds
@@ -156,21 +202,23 @@ static enum store_status status_of(const struct db_result *r)
  * request waiting at that time. One index probe per key (LATERAL … LIMIT 1 keeps
  * the planner from turning it into a join that reads every partition of a
  * partitioned table; docs/scaling.md has the figures). A chunked key (empty bits,
- * chunks.h) brings its chunks as more rows of its ordinal, told apart by their lo
- * (columns 7 and 8, NULL on head rows). */
+ * chunks.h) brings its chunks in columns 7 (their bits, by lo) and 8 (lo, hi,
+ * cardinality, checksum of each, flat), read in the same snapshot; for other keys
+ * those subqueries do not run. */
+#define LOAD_SENT "(b.version <> k.ver OR b.xmin::text::int8 <> k.xid)"
 static const char SQL_LOAD[] =
-    "WITH h AS MATERIALIZED ("
-    "  SELECT k.ord, k.key, b.version,"
-    "         CASE WHEN b.version = k.ver AND b.xmin::text::int8 = k.xid THEN NULL ELSE b.bits END AS bits,"
-    "         b.cardinality, b.checksum, b.nbytes, b.xmin::text::int8 AS xid"
-    "    FROM unnest($1::bytea[], $2::int8[], $3::int8[]) WITH ORDINALITY AS k(key, ver, xid, ord)"
-    "    CROSS JOIN LATERAL (SELECT x.version, x.bits, x.cardinality, x.checksum, x.nbytes, x.xmin"
-    "                          FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1) b)"
-    " SELECT ord, version, bits, cardinality, checksum, nbytes, xid, NULL::int4, NULL::int4 FROM h"
-    " UNION ALL"
-    " SELECT h.ord, NULL, c.bits, c.cardinality, c.checksum, NULL, NULL, c.lo, c.hi"
-    "   FROM h JOIN bitmapd.chunks c ON c.key = h.key"
-    "  WHERE octet_length(h.bits) = 0";
+    "SELECT k.ord, b.version, CASE WHEN " LOAD_SENT " THEN b.bits END,"
+    "       b.cardinality, b.checksum, b.nbytes, b.xmin::text::int8,"
+    "       CASE WHEN octet_length(b.bits) = 0 AND " LOAD_SENT
+    "            THEN (SELECT array_agg(c.bits ORDER BY c.lo) FROM bitmapd.chunks c WHERE c.key = k.key) END,"
+    "       CASE WHEN octet_length(b.bits) = 0 AND " LOAD_SENT
+    "            THEN (SELECT array_agg(u.x ORDER BY c.lo, u.o) FROM bitmapd.chunks c"
+    "                   CROSS JOIN LATERAL unnest(ARRAY[c.lo::int8, c.hi::int8, c.cardinality, c.checksum])"
+    "                                      WITH ORDINALITY AS u(x, o)"
+    "                  WHERE c.key = k.key) END"
+    "  FROM unnest($1::bytea[], $2::int8[], $3::int8[]) WITH ORDINALITY AS k(key, ver, xid, ord)"
+    "  CROSS JOIN LATERAL (SELECT x.version, x.bits, x.cardinality, x.checksum, x.nbytes, x.xmin"
+    "                        FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1) b";
 
 struct load_ctx {
     struct load_ctx *next;
@@ -260,43 +308,90 @@ static const uint8_t *sent_key(const struct load_ctx *ctx, size_t pos, size_t *l
     return ctx->keybuf + ctx->keyoff[pos];
 }
 
-/* A chunk row of the load statement, located by its key's ordinal and its lo. */
-struct part_ref {
-    int64_t ord;
-    int32_t lo;
-    int row;
-};
-
-static int part_ref_cmp(const void *a, const void *b)
+/* The elements of a one-dimensional array in PostgreSQL's binary format: at most max
+ * of them into ptr/len (NULL elements are refused). Returns the count, or -1 when the
+ * bytes are not such an array. */
+static size_t array_len(const PGresult *res, int row, int col)
 {
-    const struct part_ref *x = a, *y = b;
-    if (x->ord != y->ord) return x->ord < y->ord ? -1 : 1;
-    return (x->lo > y->lo) - (x->lo < y->lo);
+    const uint8_t *p = (const uint8_t *)PQgetvalue(res, row, col);
+    uint32_t v[5];
+    if (PQgetisnull(res, row, col) || PQgetlength(res, row, col) < 20) return 0;
+    memcpy(v, p, sizeof(v));
+    return ntohl(v[0]) == 1 ? ntohl(v[3]) : 0; /* checked again by array_elems */
 }
 
-/* The bits of a chunked key from its chunk rows, re-encoded as one value (the bytes
- * its writer encoded: the head's checksum checks them) in a new blob. NULL when a
- * chunk is corrupt (logged; the caller's row then fails its checksum) or memory ran
- * out. */
-static struct cache_blob *load_join(struct store *st, const PGresult *res, const struct part_ref *refs, size_t n,
-                                    const uint8_t *key, size_t keylen, int64_t version, uint32_t xid,
-                                    uint32_t head_crc)
+static long array_elems(const uint8_t *p, size_t n, const uint8_t **ptr, size_t *len, size_t max)
 {
-    struct chunk_part *parts = calloc(n ? n : 1, sizeof(*parts));
+    size_t at = 12, count = 0;
+    uint32_t ndim, dim;
+
+    if (n < 12) return -1;
+    ndim = ntohl(*(const uint32_t *)(const void *)p);
+    if (ndim == 0) return 0;
+    if (ndim != 1 || n < 20) return -1;
+    memcpy(&dim, p + 12, 4);
+    dim = ntohl(dim);
+    at = 20;
+    if (dim > max) return -1;
+    for (; count < dim; count++) {
+        uint32_t l;
+        if (n - at < 4) return -1;
+        memcpy(&l, p + at, 4);
+        l = ntohl(l);
+        at += 4;
+        if (l == 0xFFFFFFFFu || l > n - at) return -1;
+        ptr[count] = p + at;
+        len[count] = l;
+        at += l;
+    }
+    return at == n ? (long)count : -1;
+}
+
+static int64_t be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
+    return (int64_t)v;
+}
+
+/* The bits of a chunked key from its chunk rows (columns 7 and 8 of row i), re-encoded
+ * as one value in a new blob, after checking them against the head's checksum and one
+ * by one. NULL when a chunk is corrupt (logged; the caller's row then fails its
+ * checksum) or memory ran out. */
+static struct cache_blob *load_join(struct store *st, const PGresult *res, int i, const uint8_t *key,
+                                    size_t keylen, int64_t version, uint32_t xid, uint32_t head_crc)
+{
+    size_t max = array_len(res, i, 7), n = 0;
+    if (max > CHUNK_KEYS) max = CHUNK_KEYS; /* a longer array is refused below */
+    const uint8_t **bp = calloc(max + 1, sizeof(*bp)), **mp = calloc(4 * max + 1, sizeof(*mp));
+    size_t *bl = calloc(max + 1, sizeof(*bl)), *ml = calloc(4 * max + 1, sizeof(*ml));
+    struct chunk_part *parts = NULL;
     roaring_bitmap_t *bm = NULL;
     struct cache_blob *blob = NULL;
     uint8_t *buf = NULL;
     size_t len;
     char why[200] = "out of memory";
 
-    if (!parts) goto done;
+    if (!bp || !mp || !bl || !ml) goto done;
+    long nb = PQgetisnull(res, i, 7) ? 0
+              : array_elems((const uint8_t *)PQgetvalue(res, i, 7), (size_t)PQgetlength(res, i, 7), bp, bl, max);
+    long nm = PQgetisnull(res, i, 8) ? 0
+              : array_elems((const uint8_t *)PQgetvalue(res, i, 8), (size_t)PQgetlength(res, i, 8), mp, ml, 4 * max);
+    if (nb < 0 || nm != 4 * nb) {
+        snprintf(why, sizeof(why), "its chunk rows came back malformed");
+        goto done;
+    }
+    n = (size_t)nb;
+    if (!(parts = calloc(n ? n : 1, sizeof(*parts)))) goto done;
     for (size_t j = 0; j < n; j++) {
-        int r = refs[j].row;
-        parts[j] = (struct chunk_part){.lo = (uint32_t)get_int4(res, r, 7), .hi = (uint32_t)get_int4(res, r, 8),
-                                       .bits = (const uint8_t *)PQgetvalue(res, r, 2),
-                                       .len = (size_t)PQgetlength(res, r, 2),
-                                       .cardinality = db_value_int8(res, r, 3),
-                                       .checksum = (uint32_t)db_value_int8(res, r, 4)};
+        for (int f = 0; f < 4; f++)
+            if (ml[4 * j + f] != 8) {
+                snprintf(why, sizeof(why), "its chunk rows came back malformed");
+                goto done;
+            }
+        parts[j] = (struct chunk_part){.lo = (uint32_t)be64(mp[4 * j]), .hi = (uint32_t)be64(mp[4 * j + 1]),
+                                       .cardinality = be64(mp[4 * j + 2]), .checksum = (uint32_t)be64(mp[4 * j + 3]),
+                                       .bits = bp[j], .len = bl[j]};
         parts[j].hash = chunk_hash(parts[j].bits, parts[j].len);
     }
     if (chunks_head_crc(parts, n) != head_crc) {
@@ -316,13 +411,15 @@ done:
     if (bm) roaring_bitmap_free(bm);
     free(buf);
     free(parts);
+    free(bp);
+    free(mp);
+    free(bl);
+    free(ml);
     return blob;
 }
 
-/* Row i of the statement's result is the key at position pos of ctx; refs[0..nrefs)
- * are its chunk rows. */
-static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size_t pos,
-                          const struct part_ref *refs, size_t nrefs)
+/* Row i of the statement's result is the key at position pos of ctx. */
+static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size_t pos)
 {
     struct store *st = ctx->st;
     size_t k = ctx->sent[pos];
@@ -347,7 +444,8 @@ static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size
     if (row->len == 0) { /* chunked: the key's chunk rows make its bits */
         size_t len;
         const uint8_t *key = sent_key(ctx, pos, &len);
-        struct cache_blob *blob = load_join(st, res, refs, nrefs, key, len, v.version, v.xid, v.checksum);
+        chunky_set(st, key, len, true);
+        struct cache_blob *blob = load_join(st, res, i, key, len, v.version, v.xid, v.checksum);
         if (!blob) return; /* empty bits: the reader reports the row corrupt */
         cache_blob_unref(ctx->held[k].blob);
         ctx->held[k].blob = blob; /* freed with ctx */
@@ -425,36 +523,23 @@ static void load_batch_done(const struct db_result *r, void *arg)
         size_t nreq = 0;
         for (ctx = b->reqs; ctx; ctx = ctx->next) nreq++;
         struct load_ctx **by = calloc(nreq ? nreq : 1, sizeof(*by));
-        struct part_ref *refs = malloc((size_t)(nrows ? nrows : 1) * sizeof(*refs));
-        size_t nrefs = 0;
-        if (!by || !refs) {
+        if (!by) {
             s = STORE_ERROR;
         } else {
             size_t j = 0;
             for (ctx = b->reqs; ctx; ctx = ctx->next) by[j++] = ctx;
-            for (int i = 0; i < nrows; i++) /* chunk rows, by key and range */
-                if (!PQgetisnull(r->res, i, 7))
-                    refs[nrefs++] = (struct part_ref){db_value_int8(r->res, i, 0), get_int4(r->res, i, 7), i};
-            qsort(refs, nrefs, sizeof(*refs), part_ref_cmp);
             for (int i = 0; i < nrows; i++) {
                 int64_t ord = db_value_int8(r->res, i, 0);
-                if (ord < 1 || (size_t)ord > b->nkeys || !PQgetisnull(r->res, i, 7)) continue;
-                size_t first = 0, last, step = nrefs;
-                while (step > 0) { /* the first chunk row of ord */
-                    size_t half = step / 2;
-                    if (refs[first + half].ord < ord) { first += half + 1; step -= half + 1; } else step = half;
-                }
-                for (last = first; last < nrefs && refs[last].ord == ord; last++) {}
+                if (ord < 1 || (size_t)ord > b->nkeys) continue;
                 size_t pos = (size_t)ord - 1, lo = 0, hi = nreq;
                 while (hi - lo > 1) { /* the last request whose first position <= pos */
                     size_t mid = (lo + hi) / 2;
                     if (by[mid]->first <= pos) lo = mid; else hi = mid;
                 }
-                load_take_row(by[lo], r->res, i, pos - by[lo]->first, refs + first, last - first);
+                load_take_row(by[lo], r->res, i, pos - by[lo]->first);
             }
         }
         free(by);
-        free(refs);
     }
     /* loads_in_flight still counts this batch: reads issued from the callbacks
      * queue up and leave together in the next statement */
@@ -664,6 +749,43 @@ static const char SQL_CAS[] =
     "     OR EXISTS (SELECT 1 FROM v JOIN cur ON cur.key = v.key"
     "                 WHERE v.dirxid >= 0 AND cur.xid <> v.dirxid AND v.grp NOT IN (SELECT grp FROM bad))";
 
+/* The same compare-and-swap for batches in which no key is, or was last seen,
+ * chunked: no chunk rows to write, so it leaves out the CTEs that would write them
+ * (their start-up cost is paid by every statement). Should a head row turn out to be
+ * chunked after all (another instance cut it), the statement aborts as a conflict
+ * instead of leaving its chunk rows behind, and the store sends those keys' writes
+ * through SQL_CAS from then on. */
+static const char SQL_CAS_ROWS[] =
+    "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
+    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[])"
+    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc)),"
+    " cur AS (SELECT b.key, b.version, b.chunked"
+    "           FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k"
+    "          CROSS JOIN LATERAL (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked"
+    "                                FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1 FOR UPDATE) b),"
+    " bad AS (SELECT DISTINCT v.grp FROM v LEFT JOIN cur ON cur.key = v.key"
+    "          WHERE coalesce(cur.version, -1) <> v.ver),"
+    " upd AS (UPDATE bitmapd.bitmaps b"
+    "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes,"
+    "                version = b.version + v.inc, updated_at = now()"
+    "           FROM v"
+    "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL"
+    "            AND v.grp NOT IN (SELECT grp FROM bad)"
+    "      RETURNING b.key),"
+    " want AS (SELECT * FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL"
+    "             AND v.grp NOT IN (SELECT grp FROM bad)),"
+    " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes)"
+    "         SELECT key, inc, bits, card, crc, nbytes FROM want ORDER BY key"
+    "         ON CONFLICT (key) DO NOTHING RETURNING b.key)"
+    " SELECT grp, NULL::int8 FROM bad"
+    " UNION ALL"
+    " SELECT NULL, txid_current() % 4294967296"
+    " UNION ALL"
+    " SELECT bitmapd._cas_conflict(), NULL"
+    "  WHERE (SELECT count(*) FROM want) <> (SELECT count(*) FROM ins)"
+    "     OR EXISTS (SELECT 1 FROM v JOIN cur ON cur.key = v.key"
+    "                 WHERE cur.chunked AND v.bits IS NOT NULL AND v.grp NOT IN (SELECT grp FROM bad))";
+
 #define CAS_MAX_BYTES (64u << 20) /* bits and keys of one statement, unless one call alone is more */
 
 /* The chunk rows of one write whose bits are longer than CHUNK_BYTES. */
@@ -682,6 +804,7 @@ struct cas_call {
     struct cas_call *next;
     struct store_write *w; /* keys and bits copied into buf */
     struct cas_chunks *ch; /* per write */
+    bool chunks;           /* a key is chunked, or was last seen chunked: SQL_CAS */
     size_t n;
     int32_t ngroups;
     int32_t first_group;   /* in the statement */
@@ -698,6 +821,7 @@ struct cas_call {
 
 struct cas_batch {
     struct store *st;
+    bool rows_only;        /* sent as SQL_CAS_ROWS */
     struct cas_call *calls;
     uint64_t mark;
     int32_t ngroups;
@@ -748,6 +872,7 @@ static void cas_call_cache(struct store *st, const struct cas_call *c, enum stor
             cache_put(st->cache, w->key, w->keylen, &v, mark);
             cache_note_write(st->cache, w->key, w->keylen, v.version, xid);
             const struct cas_chunks *ch = &c->ch[i];
+            chunky_set(st, w->key, w->keylen, ch->chunked);
             if (!ch->chunked ||
                 !chunk_dirs_put(st->dirs, w->key, w->keylen, v.version, xid, ch->cut.parts, ch->cut.n))
                 chunk_dirs_drop(st->dirs, w->key, w->keylen);
@@ -775,6 +900,9 @@ static void cas_batch_done(const struct db_result *r, void *arg)
     } else if (s == STORE_ERROR && is_retryable(r->sqlstate)) {
         s = STORE_OK;
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
+        if (b->rows_only) /* perhaps a chunked head: its keys take SQL_CAS from now on */
+            for (struct cas_call *c = b->calls; c; c = c->next)
+                for (size_t i = 0; i < c->n; i++) chunky_set(st, c->w[i].key, c->w[i].keylen, true);
     } else if (s == STORE_OK) {
         for (int i = 0; i < PQntuples(r->res); i++) {
             if (!PQgetisnull(r->res, i, 1)) {
@@ -898,13 +1026,16 @@ static bool cas_send(struct store *st)
         free(b);
         return false;
     }
-    for (c = b->calls; c; c = c->next)
+    b->rows_only = true;
+    for (c = b->calls; c; c = c->next) {
+        if (c->chunks) b->rows_only = false;
         for (size_t i = 0; i < c->n; i++) {
             any_null |= (c->w[i].bits == NULL);
             any_null_len |= (c->w[i].nbytes < 0);
             nchunks += c->ch[i].nrows;
             for (size_t j = 0; j < c->ch[i].nrows; j++) any_delete |= c->ch[i].rows[j].bits == NULL;
         }
+    }
     pa_begin(&keys, OID_BYTEA, nkeys, false);
     pa_begin(&vers, OID_INT8, nkeys, false);
     pa_begin(&bits, OID_BYTEA, nkeys, any_null);
@@ -953,7 +1084,8 @@ static bool cas_send(struct store *st)
                                  pa_param(&crcs),  pa_param(&grps),   pa_param(&lens),  pa_param(&incs),
                                  pa_param(&wholes), pa_param(&ckeys), pa_param(&clos),  pa_param(&chis),
                                  pa_param(&cbits), pa_param(&ccards), pa_param(&ccrcs), pa_param(&dirxids)};
-        job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 16, p, cas_batch_done, b);
+        job = b->rows_only ? db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 8, p, cas_batch_done, b)
+                           : db_query_prepared(st->db, STMT_CAS, SQL_CAS, 16, p, cas_batch_done, b);
     }
     free(dirxids.buf);
     free(wholes.buf);
@@ -1086,6 +1218,7 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
             c->w[i].bits = c->blobs[i]->data;
             if (w[i].len > (size_t)st->cfg->pg_chunk_bytes && !chunk_write(st, &c->w[i], &c->ch[i])) goto oom;
         }
+        c->chunks |= c->ch[i].chunked || chunky_has(st, w[i].key, w[i].keylen);
     }
     c->ngroups = ngroups;
     c->cb = cb;
@@ -1206,6 +1339,7 @@ struct store *store_new(struct db *db, const struct config *cfg)
     st->cfg = cfg;
     if (!(st->cache = cache_new((size_t)cfg->cache_max_mb << 20))) goto fail;
     if (!(st->dirs = chunk_dirs_new(4096))) goto fail;
+    if (!(st->chunky = calloc(CHUNKY_SLOTS, sizeof(*st->chunky)))) goto fail;
     if (!(st->ready_ev = event_new(db_event_base(db), -1, 0, load_ready_cb, st))) goto fail;
     if (!(st->recheck_ev = evtimer_new(db_event_base(db), recheck_cb, st))) goto fail;
     if (cfg->cache_max_mb > 0 && !db_listen(db, "bitmapd_changed", store_on_notify, store_on_listen, st)) goto fail;
@@ -1271,6 +1405,7 @@ void store_free(struct store *st)
     if (st->recheck_ev) event_free(st->recheck_ev);
     cache_free(st->cache);
     chunk_dirs_free(st->dirs);
+    free(st->chunky);
     free(st);
 }
 

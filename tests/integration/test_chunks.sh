@@ -242,6 +242,32 @@ check "all $NM are chunked and GET gives each back byte for byte" 0 "$bad"
 check "the versions did not move (only m3 was written)" "1|2" \
   "$(sql "SELECT min(version) || '|' || max(version) FROM bitmapd.bitmaps WHERE key >= $(kb m) AND key < $(kb n)")"
 
+# ---- a head cut behind an instance's back (no notification): the write aborts, is
+# retried through the statement that writes chunk rows, and leaves none behind ----------
+for p in "${!_SERVICE_PIDS[@]}"; do stop_service "$p"; done
+start_service --set postgres.chunk_bytes=1048576 || finish # one row up to 1 MiB
+randbytes 100000 31 >"$T/w"
+check "an instance that cuts at 1 MiB keeps 100 KB in one row" OK "$(rcli -x SET "${P}w" <"$T/w" 2>&1)"
+check "it is one row" t "$(sql "SELECT octet_length(bits) > 8192 FROM bitmapd.bitmaps WHERE key = $(kb w)")"
+get_equals "GET (now cached by that instance)" "${P}w" "$T/w"
+sql "ALTER TABLE bitmapd.bitmaps DISABLE TRIGGER bitmaps_changed_update"
+(cd "$BITMAPD_ROOT" && BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --migrate >"$T/migrate3.log" 2>&1)
+sql "ALTER TABLE bitmapd.bitmaps ENABLE TRIGGER bitmaps_changed_update"
+check "--migrate cut it, same version, and no instance was told" "0|1" \
+  "$(sql "SELECT octet_length(bits) || '|' || version FROM bitmapd.bitmaps WHERE key = $(kb w)")"
+conflicts() { curl -s "$BASE_URL/metrics" | sed -n 's/^bitmapd_write_conflicts_total //p'; }
+c0=$(conflicts)
+old=$(rcli GETBIT "${P}w" 8)
+check "SETBIT from the instance that still holds the one-row copy" "$old" "$(rcli SETBIT "${P}w" 8 $((1 - old)) 2>&1)"
+check "its first attempt met the chunked head and was retried (bitmapd_write_conflicts_total +1)" 1 $(($(conflicts) - c0))
+setbit_file "$T/w" 8 $((1 - old))
+check "the key is one row again and no chunk row is left behind" "true|0|2" \
+  "$(sql "SELECT (octet_length(bits) > 0) || '|' || (SELECT count(*) FROM bitmapd.chunks WHERE key = $(kb w)) || '|' || version
+            FROM bitmapd.bitmaps WHERE key = $(kb w)")"
+get_equals "GET after the retried write" "${P}w" "$T/w"
+stop_service
+start_service || finish
+get_equals "GET from a fresh instance" "${P}w" "$T/w"
 for p in "${!_SERVICE_PIDS[@]}"; do stop_service "$p"; done
 sql "DELETE FROM bitmapd.chunks WHERE key >= convert_to('$P', 'UTF8') AND key < convert_to('chunks:$$;', 'UTF8');
      DELETE FROM bitmapd.bitmaps WHERE key >= convert_to('$P', 'UTF8') AND key < convert_to('chunks:$$;', 'UTF8')"
