@@ -40,6 +40,7 @@ struct store {
     struct load_ctx *load_queue;  /* reads waiting for the next load statement */
     struct load_ctx *ready;       /* reads answered from the cache, for the next turn */
     struct event *ready_ev;
+    struct event *flush_ev;       /* sends what waits, once the loop turn's callbacks have queued */
     int loads_in_flight;
     struct sent_node *cas_sent;   /* write statements in flight, for store_free */
     struct sent_node *load_sent;  /* load statements in flight, for store_free */
@@ -679,7 +680,7 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
         struct db_job *handle = ctx->handle;
         while (*p) p = &(*p)->next;
         *p = ctx;
-        load_flush(st); /* may send ctx at once: it is not touched after this */
+        event_active(st->flush_ev, 0, 0); /* with the other loads of this loop turn */
         return handle;
     }
 fail:
@@ -1232,7 +1233,7 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
     st->queued_keys += n;
     {
         struct db_job *handle = c->handle;
-        cas_flush(st); /* may send c at once: c must not be touched after this */
+        event_active(st->flush_ev, 0, 0); /* with the other writes of this loop turn */
         return handle;
     }
 oom:
@@ -1331,6 +1332,18 @@ static void store_on_listen(bool up, void *arg)
     if (up) triggers_check(st);
 }
 
+/* Requests that start in one turn of the loop (the trains of every client read in
+ * it, a pipeline's commands) leave in one statement: store_load and store_cas queue,
+ * and this sends once they all have. */
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct store *st = arg;
+    (void)fd;
+    (void)what;
+    load_flush(st);
+    cas_flush(st);
+}
+
 struct store *store_new(struct db *db, const struct config *cfg)
 {
     struct store *st = calloc(1, sizeof(*st));
@@ -1341,6 +1354,7 @@ struct store *store_new(struct db *db, const struct config *cfg)
     if (!(st->dirs = chunk_dirs_new(4096))) goto fail;
     if (!(st->chunky = calloc(CHUNKY_SLOTS, sizeof(*st->chunky)))) goto fail;
     if (!(st->ready_ev = event_new(db_event_base(db), -1, 0, load_ready_cb, st))) goto fail;
+    if (!(st->flush_ev = event_new(db_event_base(db), -1, 0, flush_cb, st))) goto fail;
     if (!(st->recheck_ev = evtimer_new(db_event_base(db), recheck_cb, st))) goto fail;
     if (cfg->cache_max_mb > 0 && !db_listen(db, "bitmapd_changed", store_on_notify, store_on_listen, st)) goto fail;
     return st;
@@ -1402,6 +1416,7 @@ void store_free(struct store *st)
         free(lc);
     }
     if (st->ready_ev) event_free(st->ready_ev);
+    if (st->flush_ev) event_free(st->flush_ev);
     if (st->recheck_ev) event_free(st->recheck_ev);
     cache_free(st->cache);
     chunk_dirs_free(st->dirs);
