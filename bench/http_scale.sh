@@ -140,7 +140,8 @@ if [[ " $WORKLOADS " == *" depth "* ]]; then
   LOAD_S=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b - a}')
   pushed=$(curl -sf "$BENCH_HTTP/v1/users/$U/messages?limit=1" | jq -r .pushed)
   [[ $pushed == "$BOX_IDS" ]] || die "the deep box holds $pushed ids, expected $BOX_IDS"
-  read -r row_bytes encoding < <(sql -F ' ' -c "SELECT octet_length(bits), bitmapd.encoding(bits) FROM bitmapd.bitmaps
+  read -r row_bytes encoding < <(sql -F ' ' -c "SELECT bitmapd.value_bytes(key, bits),
+           CASE WHEN octet_length(bits) = 0 THEN 'in chunk rows' ELSE bitmapd.encoding(bits) END FROM bitmapd.bitmaps
     WHERE key = convert_to('message:push:$U', 'UTF8')")
   log "loaded in ${LOAD_S}s; the push row holds $(thousands "$row_bytes") bytes ($encoding)"
 

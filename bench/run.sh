@@ -378,7 +378,8 @@ log "measuring storage"
 phase storage
 sql -c "VACUUM (ANALYZE) bitmapd.bitmaps"
 IFS='|' read -r all_rows bits_bytes rel_bytes < <(sql -c "
-  SELECT count(*), sum(octet_length(bits)), pg_total_relation_size('bitmapd.bitmaps') FROM bitmapd.bitmaps")
+  SELECT count(*), sum(bitmapd.value_bytes(key, bits)),
+         pg_total_relation_size('bitmapd.bitmaps') + pg_total_relation_size('bitmapd.chunks') FROM bitmapd.bitmaps")
 
 row_users_sql="generate_series(0, $ROW_USERS - 1) u"
 sub_rows=0 sub_push_bits=0 sub_rel=0 sub_ids=0 raw_sub=0 row_n=0 row_rel=0 ROW_S=0

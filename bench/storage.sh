@@ -186,18 +186,28 @@ redis_load() {
 }
 
 # bitmapd_copy KEYS_SQL: copies the rows of bitmapd.bitmaps whose key is in KEYS_SQL
-# (a query of one bytea column k) into a fresh table of the same definition
-# (columns, constraints, indexes), vacuums it and prints
-# "rows sum(octet_length(bits)) sum(cardinality) bytes" (storage_bench.bytes).
+# (a query of one bytea column k), and the chunk rows of those that are chunked
+# (bitmapd.chunks, migration 0008), into fresh tables of the same definitions
+# (columns, constraints, indexes), vacuums them and prints "rows bits
+# sum(cardinality) bytes": bits is the encoded bitmaps (bitmapd.value_bytes: a row's
+# bits, or its chunks'), bytes storage_bench.bytes of both copies.
 bitmapd_copy() {
   sql -F ' ' <<EOF
 DROP TABLE IF EXISTS storage_bench.copy;
+DROP TABLE IF EXISTS storage_bench.copy_chunks;
 CREATE TABLE storage_bench.copy (LIKE bitmapd.bitmaps INCLUDING ALL);
+CREATE TABLE storage_bench.copy_chunks (LIKE bitmapd.chunks INCLUDING ALL);
 INSERT INTO storage_bench.copy SELECT b.* FROM ($1) s JOIN bitmapd.bitmaps b ON b.key = s.k ORDER BY b.key;
+INSERT INTO storage_bench.copy_chunks
+  SELECT c.* FROM storage_bench.copy b JOIN bitmapd.chunks c ON c.key = b.key
+   WHERE octet_length(b.bits) = 0 ORDER BY c.key, c.lo;
 VACUUM (ANALYZE) storage_bench.copy;
-SELECT count(*), coalesce(sum(octet_length(bits)), 0), coalesce(sum(cardinality), 0),
-       storage_bench.bytes('storage_bench.copy') FROM storage_bench.copy;
+VACUUM (ANALYZE) storage_bench.copy_chunks;
+SELECT count(*), coalesce(sum(bitmapd.value_bytes(key, bits)), 0), coalesce(sum(cardinality), 0),
+       storage_bench.bytes('storage_bench.copy') + storage_bench.bytes('storage_bench.copy_chunks')
+  FROM storage_bench.copy;
 DROP TABLE storage_bench.copy;
+DROP TABLE storage_bench.copy_chunks;
 EOF
 }
 keys_of() { # PREFIX FROM COUNT [SUFFIX]: SQL for the keys PREFIX{FROM…FROM+COUNT-1}SUFFIX
@@ -356,11 +366,11 @@ if [[ " $WORKLOADS " == *" receipt "* ]]; then
   [[ $(grep -vc '^200$' "$W/reads.codes" || true) == 0 ]] ||
     die "marking message $M_BASE read: statuses $(sort "$W/reads.codes" | uniq -c | tr '\n' ' ')"
   RKEY="group:$G_BASE:msg:$M_BASE"
-  http_bits=$(sql -c "SELECT encode(bits, 'hex') FROM bitmapd.bitmaps WHERE key = convert_to('$RKEY', 'UTF8')")
+  http_bits=$(sql -c "SELECT encode(bitmapd.value(key, bits), 'hex') FROM bitmapd.bitmaps WHERE key = convert_to('$RKEY', 'UTF8')")
 
   awk -f "$GEN" -v mode=receipt_bitmapd -v members=$MEMBERS <"$ev" >"$W/receipt.bitmapd"
   pipe "$BENCH_RESP_PORT" "$W/receipt.bitmapd" "receipts into bitmapd"
-  [[ $(sql -c "SELECT encode(bits, 'hex') FROM bitmapd.bitmaps WHERE key = convert_to('$RKEY', 'UTF8')") == "$http_bits" ]] ||
+  [[ $(sql -c "SELECT encode(bitmapd.value(key, bits), 'hex') FROM bitmapd.bitmaps WHERE key = convert_to('$RKEY', 'UTF8')") == "$http_bits" ]] ||
     die "the receipts row $RKEY built through HTTP differs from the same bitmap loaded through RESP"
   read -r elig rd < <(curl -sf "$BENCH_HTTP/v1/groups/$G_BASE/messages/$M_BASE/receipts?list=read&limit=1" | jq -r '"\(.eligible) \(.read)"')
   [[ "$elig $rd" == "$((MEMBERS - 1)) $(grep -c "^$G_BASE $M_BASE [0-9]* R\$" "$ev")" ]] ||
@@ -443,7 +453,7 @@ if [[ " $WORKLOADS " == *" notice "* ]]; then
       die "notice $nid: stats say $st_readers readers, $st_pending pending; expected $readers, 0"
     read -r bm_rows bm_bits bm_card bm_size < <(bitmapd_copy "$OWN_SQL UNION ALL $USERS_SQL")
     users=$(sql -c "SELECT count(*) FROM ($USERS_SQL) s")
-    own=$(sql -c "SELECT octet_length(bits) FROM bitmapd.bitmaps WHERE key = convert_to('notice:$nid:readers', 'UTF8')")
+    own=$(sql -c "SELECT bitmapd.value_bytes(key, bits) FROM bitmapd.bitmaps WHERE key = convert_to('notice:$nid:readers', 'UTF8')")
     awk -f "$GEN" -v mode=notice_redis -v aud=$AUD <"$W/notice.rows" >"$W/notice.redis"
     m0=$(redis_used)
     pipe "$BENCH_REDIS_PORT" "$W/notice.redis" "notice $nid into Redis"

@@ -18,6 +18,8 @@
 /* Immutable encoded bits, shared by the cache and the readers holding a reference. */
 struct cache_blob {
     uint32_t refs;
+    bool checked; /* known to be a valid encoding: this instance wrote it, or joined and
+                     checked it from chunk rows (set before it is shared) */
     size_t len;
     uint8_t data[];
 };

@@ -63,6 +63,13 @@ bool codec_encode_roaring(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen) W
  * bm in place, as codec_encode does. */
 size_t codec_encoded_size(roaring_bitmap_t *bm);
 
+/* Is v a member of the encoded bitmap buf[0..len)? Reads the header and the one
+ * container (or raw byte) that can hold v, without decoding the rest: for reads of one
+ * bit of a cached big value, whose bytes were checked when they were cached. Every
+ * read is bounds-checked, but the encoding is not validated whole: false when what it
+ * reads is malformed (the caller then decodes, which reports why). */
+bool codec_contains(const uint8_t *buf, size_t len, uint32_t v, bool *member) WUR;
+
 /* "roaring" or "dense" by the leading bytes (a portable cookie, or the dense tag),
  * NULL for neither. Does not validate: use codec_validate for that. */
 const char *codec_encoding_name(const uint8_t *buf, size_t len);

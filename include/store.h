@@ -26,6 +26,9 @@ struct store_row {
     uint32_t checksum;
     int64_t nbytes; /* length as a Redis string; -1 when NULL (as long as the members need) */
     bool cached;    /* from this instance's cache, not checked against the database */
+    bool checked;   /* bits are known to be a valid encoding of the row (written by this
+                       instance, or joined from checked chunk rows): one bit may be read
+                       with codec_contains() without decoding the rest */
 };
 
 /* rows[i] belongs to keys[i]; rows is NULL unless status is STORE_OK. */

@@ -59,6 +59,7 @@ struct cache_blob *cache_blob_new(const void *bits, size_t len)
     struct cache_blob *b = malloc(sizeof(*b) + len);
     if (!b) return NULL;
     b->refs = 1;
+    b->checked = false;
     b->len = len;
     if (len) memcpy(b->data, bits, len);
     return b;

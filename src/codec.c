@@ -603,6 +603,72 @@ bool codec_validate(const uint8_t *buf, size_t len, char *err, size_t errlen)
     return validate(buf, len, &p, err, errlen);
 }
 
+/* Payload bytes of container k of a portable value at pos (run: from its run count). */
+static bool payload_at(const uint8_t *buf, size_t len, const struct header *h, uint32_t k, size_t pos, size_t *size)
+{
+    if (is_run(h, k)) {
+        if (pos > len || len - pos < 2) return false;
+        *size = 2 + 4 * (size_t)le16(buf + pos);
+    } else {
+        uint32_t card = card_of(h, k);
+        *size = card > FMT_MAX_ARRAY_CARD ? FMT_BITSET_BYTES : 2 * (size_t)card;
+    }
+    return pos <= len && *size <= len - pos;
+}
+
+bool codec_contains(const uint8_t *buf, size_t len, uint32_t v, bool *member)
+{
+    char err[8];
+    struct reader r = {buf, len, 0, err, sizeof(err)};
+    struct header h;
+    size_t pos, size;
+
+    *member = false;
+    if (len >= 1 && buf[0] == DENSE_TAG) {
+        struct dense d;
+        if (!read_dense(&r, &d)) return false;
+        if (v >= d.base && (v - d.base) / 8 < d.nraw) *member = (d.raw[(v - d.base) / 8] >> ((v - d.base) % 8)) & 1;
+        return true;
+    }
+    if (!read_header(&r, &h)) return false;
+    uint32_t key = v >> 16, low = v & 0xFFFF, lo = 0, hi = h.count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (key_of(&h, mid) < key) lo = mid + 1; else hi = mid;
+    }
+    if (lo == h.count || key_of(&h, lo) != key) return true;
+    if (h.offsets) {
+        pos = le32(h.offsets + 4 * (size_t)lo);
+    } else { /* fewer than 4 containers: walk to it */
+        pos = r.pos;
+        for (uint32_t k = 0; k < lo; k++) {
+            if (!payload_at(buf, len, &h, k, pos, &size)) return false;
+            pos += size;
+        }
+    }
+    if (!payload_at(buf, len, &h, lo, pos, &size)) return false;
+    const uint8_t *p = buf + pos;
+    if (is_run(&h, lo)) { /* the last run starting at or below low */
+        uint32_t n = le16(p), a = 0, b = n;
+        p += 2;
+        while (a < b) {
+            uint32_t mid = a + (b - a) / 2;
+            if (le16(p + 4 * (size_t)mid) <= low) a = mid + 1; else b = mid;
+        }
+        *member = a > 0 && low <= (uint32_t)le16(p + 4 * (size_t)(a - 1)) + le16(p + 4 * (size_t)(a - 1) + 2);
+    } else if (card_of(&h, lo) > FMT_MAX_ARRAY_CARD) {
+        *member = (p[low / 8] >> (low % 8)) & 1;
+    } else {
+        uint32_t a = 0, b = card_of(&h, lo);
+        while (a < b) {
+            uint32_t mid = a + (b - a) / 2;
+            if (le16(p + 2 * (size_t)mid) < low) a = mid + 1; else b = mid;
+        }
+        *member = a < card_of(&h, lo) && le16(p + 2 * (size_t)a) == low;
+    }
+    return true;
+}
+
 const char *codec_encoding_name(const uint8_t *buf, size_t len)
 {
     if (len >= 1 && buf[0] == DENSE_TAG)

@@ -406,11 +406,33 @@ static void getbit_read(struct rcmd *c, struct kval *v, size_t n)
     (void)n;
 }
 
+/* GETBIT of a key held in the cache as checked bytes: the one container that can hold
+ * the bit is read in place, so a big value is not decoded whole for one bit. */
+static bool getbit_cached(struct rcmd *c, uint32_t off)
+{
+    const struct rarg *key = &c->argv[1];
+    struct store_key sk = {(const uint8_t *)key->ptr, key->len};
+    struct store_row row;
+    struct cache_blob *held;
+    bool member = false, ok;
+
+    if (key->len > (size_t)c->app->cfg->resp_max_key_bytes || !store_peek(c->app->store, &sk, 1, &row, &held))
+        return false;
+    ok = !row.found || (row.checked && codec_contains(row.bits, row.len, off, &member));
+    store_peek_release(&held, 1);
+    if (ok) rr_int(&c->r, member);
+    return ok;
+}
+
 static void cmd_getbit(struct rcmd *c)
 {
     uint32_t *off = malloc(sizeof(*off));
     if (!off) return fail(c, "ERR out of memory");
     if (!parse_bit_offset(c, &c->argv[2], off)) {
+        free(off);
+        return rcmd_finish(c);
+    }
+    if (getbit_cached(c, *off)) {
         free(off);
         return rcmd_finish(c);
     }

@@ -14,21 +14,13 @@
 #include "config.h"
 #include "log.h"
 #include "metrics.h"
-
-#define OID_BYTEA 17
-#define OID_INT8 20
-#define OID_INT4 23
+#include "pgbin.h"
+#include "store_chunks.h"
 
 struct cas_call;
 struct load_ctx;
 
 enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS }; /* prepared once per connection (db_query_prepared) */
-
-/* Keys whose head row this instance last saw chunked (by 64-bit hash): their writes
- * take the statement that also writes chunk rows. Bounded: when full it starts again
- * empty, and a write that then meets a chunked head aborts and teaches it again. */
-#define CHUNKY_SLOTS 65536u
-#define CHUNKY_MAX (CHUNKY_SLOTS / 2)
 
 struct store {
     struct db *db;
@@ -48,151 +40,15 @@ struct store {
     struct event *recheck_ev;     /* the trigger check again, after it could not run */
     unsigned recheck_logged_gen;  /* listen_gen whose failed check was logged */
     struct sent_node *checks;     /* trigger checks in flight, for store_free */
-    struct chunk_dirs *dirs;      /* chunks of the big keys last loaded or written */
-    uint64_t *chunky;             /* open addressing, 0 = empty, 1 = removed */
-    size_t nchunky;               /* slots in use (removed ones included) */
+    struct store_chunks *chunks;  /* chunked keys: what this instance knows of them */
     struct store_stats stats;
 };
-
-/* ---- binary array builder -------------------------------------------------- */
-
-struct pgarr {
-    uint8_t *buf;
-    size_t len, cap;
-    bool oom;
-};
-
-static void pa_reserve(struct pgarr *a, size_t more)
-{
-    if (a->oom || a->len + more <= a->cap) return;
-    size_t cap = a->cap ? a->cap : 256;
-    while (cap < a->len + more) cap *= 2;
-    uint8_t *nb = realloc(a->buf, cap);
-    if (!nb) {
-        a->oom = true;
-        return;
-    }
-    a->buf = nb;
-    a->cap = cap;
-}
-
-static void pa_put32(struct pgarr *a, uint32_t v)
-{
-    pa_reserve(a, 4);
-    if (a->oom) return;
-    v = htonl(v);
-    memcpy(a->buf + a->len, &v, 4);
-    a->len += 4;
-}
-
-static void pa_bytes(struct pgarr *a, const void *p, size_t n)
-{
-    pa_reserve(a, n);
-    if (a->oom) return;
-    memcpy(a->buf + a->len, p, n);
-    a->len += n;
-}
-
-/* one-dimensional array header: ndim, has-null flag, element type, length, lower bound */
-static void pa_begin(struct pgarr *a, uint32_t oid, size_t n, bool has_null)
-{
-    memset(a, 0, sizeof(*a));
-    pa_put32(a, 1);
-    pa_put32(a, has_null ? 1 : 0);
-    pa_put32(a, oid);
-    pa_put32(a, (uint32_t)n);
-    pa_put32(a, 1);
-}
-
-static void pa_elem(struct pgarr *a, const void *p, size_t n)
-{
-    if (!p) {
-        pa_put32(a, 0xFFFFFFFFu); /* NULL */
-        return;
-    }
-    pa_put32(a, (uint32_t)n);
-    pa_bytes(a, p, n);
-}
-
-static void pa_int8(struct pgarr *a, int64_t v)
-{
-    uint32_t hi = htonl((uint32_t)((uint64_t)v >> 32)), lo = htonl((uint32_t)v);
-    pa_put32(a, 8);
-    pa_bytes(a, &hi, 4);
-    pa_bytes(a, &lo, 4);
-}
-
-static void pa_int8_or_null(struct pgarr *a, int64_t v)
-{
-    if (v < 0)
-        pa_put32(a, 0xFFFFFFFFu);
-    else
-        pa_int8(a, v);
-}
-
-static void pa_int4(struct pgarr *a, int32_t v)
-{
-    pa_put32(a, 4);
-    pa_put32(a, (uint32_t)v);
-}
-
-static struct db_param pa_param(const struct pgarr *a)
-{
-    struct db_param p = {a->buf, (int)a->len, 1};
-    return p;
-}
-
-/* ---- result readers -------------------------------------------------------- */
-
-static int32_t get_int4(const PGresult *res, int row, int col)
-{
-    const uint8_t *p = (const uint8_t *)PQgetvalue(res, row, col);
-    return (int32_t)(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]);
-}
 
 static enum store_status status_of(const struct db_result *r)
 {
     if (r->status == DB_OK) return STORE_OK;
     /* a deadlock or serialization failure is a conflict like any other: retry */
     return r->status == DB_UNAVAILABLE ? STORE_UNAVAILABLE : STORE_ERROR;
-}
-
-/* ---- keys seen chunked ------------------------------------------------------------ */
-
-static uint64_t chunky_hash(const uint8_t *key, size_t len)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < len; i++) h = (h ^ key[i]) * 1099511628211ULL;
-    return h < 2 ? h + 2 : h;
-}
-
-static uint64_t *chunky_slot(const struct store *st, uint64_t h)
-{
-    size_t i = (size_t)(h & (CHUNKY_SLOTS - 1));
-    for (;; i = (i + 1) & (CHUNKY_SLOTS - 1))
-        if (st->chunky[i] == h || st->chunky[i] == 0) return &st->chunky[i];
-}
-
-static bool chunky_has(const struct store *st, const uint8_t *key, size_t len)
-{
-    return *chunky_slot(st, chunky_hash(key, len)) > 1;
-}
-
-static void chunky_set(struct store *st, const uint8_t *key, size_t len, bool chunked)
-{
-    uint64_t h = chunky_hash(key, len), *slot = chunky_slot(st, h);
-    if (!chunked) {
-        if (*slot == h) *slot = 1; /* removed: probes go on past it */
-        return;
-    }
-    if (*slot == h) return;
-    if (st->nchunky >= CHUNKY_MAX) {
-        memset(st->chunky, 0, CHUNKY_SLOTS * sizeof(*st->chunky));
-        st->nchunky = 0;
-        slot = chunky_slot(st, h);
-    }
-    *slot = h;
-    st->nchunky++;
 }
 
 /* ---- load, coalesced ---------------------------------------------------------- */
@@ -289,6 +145,7 @@ static void row_from_val(struct store_row *row, const struct cache_val *v)
     if (v->blob) {
         row->bits = v->blob->data;
         row->len = v->blob->len;
+        row->checked = v->blob->checked;
     }
 }
 
@@ -307,116 +164,6 @@ static const uint8_t *sent_key(const struct load_ctx *ctx, size_t pos, size_t *l
 {
     *len = ctx->keyoff[pos + 1] - ctx->keyoff[pos];
     return ctx->keybuf + ctx->keyoff[pos];
-}
-
-/* The elements of a one-dimensional array in PostgreSQL's binary format: at most max
- * of them into ptr/len (NULL elements are refused). Returns the count, or -1 when the
- * bytes are not such an array. */
-static size_t array_len(const PGresult *res, int row, int col)
-{
-    const uint8_t *p = (const uint8_t *)PQgetvalue(res, row, col);
-    uint32_t v[5];
-    if (PQgetisnull(res, row, col) || PQgetlength(res, row, col) < 20) return 0;
-    memcpy(v, p, sizeof(v));
-    return ntohl(v[0]) == 1 ? ntohl(v[3]) : 0; /* checked again by array_elems */
-}
-
-static long array_elems(const uint8_t *p, size_t n, const uint8_t **ptr, size_t *len, size_t max)
-{
-    size_t at = 12, count = 0;
-    uint32_t ndim, dim;
-
-    if (n < 12) return -1;
-    ndim = ntohl(*(const uint32_t *)(const void *)p);
-    if (ndim == 0) return 0;
-    if (ndim != 1 || n < 20) return -1;
-    memcpy(&dim, p + 12, 4);
-    dim = ntohl(dim);
-    at = 20;
-    if (dim > max) return -1;
-    for (; count < dim; count++) {
-        uint32_t l;
-        if (n - at < 4) return -1;
-        memcpy(&l, p + at, 4);
-        l = ntohl(l);
-        at += 4;
-        if (l == 0xFFFFFFFFu || l > n - at) return -1;
-        ptr[count] = p + at;
-        len[count] = l;
-        at += l;
-    }
-    return at == n ? (long)count : -1;
-}
-
-static int64_t be64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
-    return (int64_t)v;
-}
-
-/* The bits of a chunked key from its chunk rows (columns 7 and 8 of row i), re-encoded
- * as one value in a new blob, after checking them against the head's checksum and one
- * by one. NULL when a chunk is corrupt (logged; the caller's row then fails its
- * checksum) or memory ran out. */
-static struct cache_blob *load_join(struct store *st, const PGresult *res, int i, const uint8_t *key,
-                                    size_t keylen, int64_t version, uint32_t xid, uint32_t head_crc)
-{
-    size_t max = array_len(res, i, 7), n = 0;
-    if (max > CHUNK_KEYS) max = CHUNK_KEYS; /* a longer array is refused below */
-    const uint8_t **bp = calloc(max + 1, sizeof(*bp)), **mp = calloc(4 * max + 1, sizeof(*mp));
-    size_t *bl = calloc(max + 1, sizeof(*bl)), *ml = calloc(4 * max + 1, sizeof(*ml));
-    struct chunk_part *parts = NULL;
-    roaring_bitmap_t *bm = NULL;
-    struct cache_blob *blob = NULL;
-    uint8_t *buf = NULL;
-    size_t len;
-    char why[200] = "out of memory";
-
-    if (!bp || !mp || !bl || !ml) goto done;
-    long nb = PQgetisnull(res, i, 7) ? 0
-              : array_elems((const uint8_t *)PQgetvalue(res, i, 7), (size_t)PQgetlength(res, i, 7), bp, bl, max);
-    long nm = PQgetisnull(res, i, 8) ? 0
-              : array_elems((const uint8_t *)PQgetvalue(res, i, 8), (size_t)PQgetlength(res, i, 8), mp, ml, 4 * max);
-    if (nb < 0 || nm != 4 * nb) {
-        snprintf(why, sizeof(why), "its chunk rows came back malformed");
-        goto done;
-    }
-    n = (size_t)nb;
-    if (!(parts = calloc(n ? n : 1, sizeof(*parts)))) goto done;
-    for (size_t j = 0; j < n; j++) {
-        for (int f = 0; f < 4; f++)
-            if (ml[4 * j + f] != 8) {
-                snprintf(why, sizeof(why), "its chunk rows came back malformed");
-                goto done;
-            }
-        parts[j] = (struct chunk_part){.lo = (uint32_t)be64(mp[4 * j]), .hi = (uint32_t)be64(mp[4 * j + 1]),
-                                       .cardinality = be64(mp[4 * j + 2]), .checksum = (uint32_t)be64(mp[4 * j + 3]),
-                                       .bits = bp[j], .len = bl[j]};
-        parts[j].hash = chunk_hash(parts[j].bits, parts[j].len);
-    }
-    if (chunks_head_crc(parts, n) != head_crc) {
-        snprintf(why, sizeof(why), "its %zu chunk rows are not the ones its head row names (checksum)", n);
-        goto done;
-    }
-    if (!(bm = chunks_join(parts, n, why, sizeof(why)))) goto done;
-    if (!codec_encode(bm, &buf, &len)) goto done;
-    if ((blob = cache_blob_new(buf, len)) != NULL && !chunk_dirs_put(st->dirs, key, keylen, version, xid, parts, n))
-        chunk_dirs_drop(st->dirs, key, keylen);
-done:
-    if (!blob) {
-        char quoted[4 * 2048 + 1];
-        log_error("msg=\"chunked bitmap unreadable\" key=\"%s\" reason=\"%s\"",
-                  log_quote(quoted, sizeof(quoted), (const char *)key, keylen), why);
-    }
-    if (bm) roaring_bitmap_free(bm);
-    free(buf);
-    free(parts);
-    free(bp);
-    free(mp);
-    free(bl);
-    free(ml);
-    return blob;
 }
 
 /* Row i of the statement's result is the key at position pos of ctx. */
@@ -445,8 +192,8 @@ static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size
     if (row->len == 0) { /* chunked: the key's chunk rows make its bits */
         size_t len;
         const uint8_t *key = sent_key(ctx, pos, &len);
-        chunky_set(st, key, len, true);
-        struct cache_blob *blob = load_join(st, res, i, key, len, v.version, v.xid, v.checksum);
+        store_chunks_seen(st->chunks, key, len, true);
+        struct cache_blob *blob = store_chunks_join(st->chunks, res, i, 7, 8, key, len, v.version, v.xid, v.checksum);
         if (!blob) return; /* empty bits: the reader reports the row corrupt */
         cache_blob_unref(ctx->held[k].blob);
         ctx->held[k].blob = blob; /* freed with ctx */
@@ -789,18 +536,6 @@ static const char SQL_CAS_ROWS[] =
 
 #define CAS_MAX_BYTES (64u << 20) /* bits and keys of one statement, unless one call alone is more */
 
-/* The chunk rows of one write whose bits are longer than CHUNK_BYTES. */
-struct cas_chunks {
-    bool chunked;            /* the head row gets empty bits; the rows below carry the members */
-    uint32_t head_crc;       /* the head's checksum column: chunks_head_crc() */
-    int64_t dir_xid;         /* not whole: the head row must still be this transaction's */
-    bool whole;              /* no known chunks of the version written over: every chunk is
-                                sent (unchanged ones are not rewritten) and the others deleted */
-    struct chunk_cut cut;
-    struct chunk_part *rows; /* what the statement writes: bits NULL deletes the chunk at lo */
-    size_t nrows;
-};
-
 struct cas_call {
     struct cas_call *next;
     struct store_write *w; /* keys and bits copied into buf */
@@ -831,10 +566,7 @@ struct cas_batch {
 
 static void cas_call_free(struct cas_call *c)
 {
-    for (size_t i = 0; c->ch && i < c->n; i++) {
-        chunks_cut_free(&c->ch[i].cut);
-        free(c->ch[i].rows);
-    }
+    for (size_t i = 0; c->ch && i < c->n; i++) cas_chunks_free(&c->ch[i]);
     free(c->ch);
     for (size_t i = 0; c->blobs && i < c->n; i++) cache_blob_unref(c->blobs[i]);
     free(c->blobs);
@@ -872,14 +604,10 @@ static void cas_call_cache(struct store *st, const struct cas_call *c, enum stor
                                   .nbytes = w->nbytes, .xid = xid, .blob = c->blobs[i]};
             cache_put(st->cache, w->key, w->keylen, &v, mark);
             cache_note_write(st->cache, w->key, w->keylen, v.version, xid);
-            const struct cas_chunks *ch = &c->ch[i];
-            chunky_set(st, w->key, w->keylen, ch->chunked);
-            if (!ch->chunked ||
-                !chunk_dirs_put(st->dirs, w->key, w->keylen, v.version, xid, ch->cut.parts, ch->cut.n))
-                chunk_dirs_drop(st->dirs, w->key, w->keylen);
+            store_chunks_committed(st->chunks, w, v.version, xid, &c->ch[i]);
         } else {
             cache_drop(st->cache, w->key, w->keylen);
-            chunk_dirs_drop(st->dirs, w->key, w->keylen); /* a conflict may be a stale directory */
+            store_chunks_forget(st->chunks, w->key, w->keylen); /* a conflict may be a stale directory */
         }
     }
 }
@@ -903,7 +631,7 @@ static void cas_batch_done(const struct db_result *r, void *arg)
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
         if (b->rows_only) /* perhaps a chunked head: its keys take SQL_CAS from now on */
             for (struct cas_call *c = b->calls; c; c = c->next)
-                for (size_t i = 0; i < c->n; i++) chunky_set(st, c->w[i].key, c->w[i].keylen, true);
+                for (size_t i = 0; i < c->n; i++) store_chunks_seen(st->chunks, c->w[i].key, c->w[i].keylen, true);
     } else if (s == STORE_OK) {
         for (int i = 0; i < PQntuples(r->res); i++) {
             if (!PQgetisnull(r->res, i, 1)) {
@@ -911,7 +639,7 @@ static void cas_batch_done(const struct db_result *r, void *arg)
                 have_xid = true;
                 continue;
             }
-            int32_t g = get_int4(r->res, i, 0);
+            int32_t g = pgbin_int4(r->res, i, 0);
             if (g >= 0 && g < b->ngroups) conflict[g] = true;
         }
     }
@@ -1144,52 +872,6 @@ static void cas_flush(struct store *st)
         if (!cas_send(st)) break;
 }
 
-/* Cuts a write's bits into chunks, and lists the chunk rows the statement writes:
- * against the chunks of the version it was computed from (when this instance knows
- * them), only those that changed, and deletions of those that are gone. */
-static bool chunk_write(struct store *st, const struct store_write *w, struct cas_chunks *ch)
-{
-    char why[128];
-    roaring_bitmap_t *bm = w->bm ? w->bm : codec_decode(w->bits, w->len, why, sizeof(why));
-    const struct chunk_part *old = NULL;
-    size_t nold = 0, i = 0, j = 0;
-
-    if (!bm) return false; /* the writer's own encoding: it validated it */
-    bool ok = chunks_cut(bm, (size_t)st->cfg->pg_chunk_bytes, &ch->cut);
-    if (bm != w->bm) roaring_bitmap_free(bm);
-    if (!ok || !(ch->rows = malloc((ch->cut.n + 1) * sizeof(*ch->rows)))) return false;
-    ch->chunked = true;
-    ch->head_crc = chunks_head_crc(ch->cut.parts, ch->cut.n);
-    uint32_t xid = 0;
-    if (!w->absent) old = chunk_dirs_get(st->dirs, w->key, w->keylen, w->version, &xid, &nold);
-    ch->dir_xid = old ? (int64_t)xid : -1;
-    if (!old) {
-        ch->whole = true;
-        memcpy(ch->rows, ch->cut.parts, ch->cut.n * sizeof(*ch->rows));
-        ch->nrows = ch->cut.n;
-        return true;
-    }
-    struct chunk_part *rows = realloc(ch->rows, (ch->cut.n + nold + 1) * sizeof(*rows));
-    if (!rows) return false;
-    ch->rows = rows;
-    const struct chunk_part *nw = ch->cut.parts;
-    while (i < ch->cut.n || j < nold) {
-        if (j == nold || (i < ch->cut.n && nw[i].lo < old[j].lo)) {
-            rows[ch->nrows++] = nw[i++];
-        } else if (i == ch->cut.n || old[j].lo < nw[i].lo) {
-            rows[ch->nrows++] = (struct chunk_part){.lo = old[j].lo, .hi = old[j].hi}; /* bits NULL: delete */
-            j++;
-        } else {
-            if (nw[i].hi != old[j].hi || nw[i].checksum != old[j].checksum || nw[i].hash != old[j].hash ||
-                nw[i].cardinality != old[j].cardinality)
-                rows[ch->nrows++] = nw[i];
-            i++;
-            j++;
-        }
-    }
-    return true;
-}
-
 struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
                          store_cas_cb cb, void *arg)
 {
@@ -1216,10 +898,13 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
         if (w[i].bits) {
             /* the bits go into the statement and, after commit, the cache */
             if (!(c->blobs[i] = cache_blob_new(w[i].bits, w[i].len))) goto oom;
+            c->blobs[i]->checked = true; /* codec_encode validated it */
             c->w[i].bits = c->blobs[i]->data;
-            if (w[i].len > (size_t)st->cfg->pg_chunk_bytes && !chunk_write(st, &c->w[i], &c->ch[i])) goto oom;
+            if (w[i].len > (size_t)st->cfg->pg_chunk_bytes &&
+                !store_chunks_plan(st->chunks, &c->w[i], (size_t)st->cfg->pg_chunk_bytes, &c->ch[i]))
+                goto oom;
         }
-        c->chunks |= c->ch[i].chunked || chunky_has(st, w[i].key, w[i].keylen);
+        c->chunks |= c->ch[i].chunked || store_chunks_known(st->chunks, w[i].key, w[i].keylen);
     }
     c->ngroups = ngroups;
     c->cb = cb;
@@ -1351,8 +1036,7 @@ struct store *store_new(struct db *db, const struct config *cfg)
     st->db = db;
     st->cfg = cfg;
     if (!(st->cache = cache_new((size_t)cfg->cache_max_mb << 20))) goto fail;
-    if (!(st->dirs = chunk_dirs_new(4096))) goto fail;
-    if (!(st->chunky = calloc(CHUNKY_SLOTS, sizeof(*st->chunky)))) goto fail;
+    if (!(st->chunks = store_chunks_new())) goto fail;
     if (!(st->ready_ev = event_new(db_event_base(db), -1, 0, load_ready_cb, st))) goto fail;
     if (!(st->flush_ev = event_new(db_event_base(db), -1, 0, flush_cb, st))) goto fail;
     if (!(st->recheck_ev = evtimer_new(db_event_base(db), recheck_cb, st))) goto fail;
@@ -1419,8 +1103,7 @@ void store_free(struct store *st)
     if (st->flush_ev) event_free(st->flush_ev);
     if (st->recheck_ev) event_free(st->recheck_ev);
     cache_free(st->cache);
-    chunk_dirs_free(st->dirs);
-    free(st->chunky);
+    store_chunks_free(st->chunks);
     free(st);
 }
 

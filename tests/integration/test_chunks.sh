@@ -66,6 +66,21 @@ check "the chunks' cardinalities add up to the head's" t "$sums"
 get_equals "GET gives the 300 KiB back byte for byte" "${P}big" "$T/big"
 check "BITCOUNT counts its bits" "$(popcount_file "$T/big")" "$(rcli BITCOUNT "${P}big" 2>&1)"
 check "STRLEN is 307200" 307200 "$(rcli STRLEN "${P}big" 2>&1)"
+# GETBIT of a cached chunked value reads one container in place (codec_contains)
+getbits_equal() { # NAME KEY FILE — 300 GETBITs (some past the end) answer the file's bits
+  python3 - "$3" "$2" >"$T/getbit.cmds" 3>"$T/getbit.want" <<'PY'
+import os, random, sys
+b = open(sys.argv[1], 'rb').read()
+want = os.fdopen(3, 'w')
+for o in random.Random(7).sample(range(0, 8 * len(b) + 5000), 300):
+    print('GETBIT %s %d' % (sys.argv[2], o))
+    print((b[o // 8] >> (7 - o % 8)) & 1 if o // 8 < len(b) else 0, file=want)
+PY
+  rcli <"$T/getbit.cmds" >"$T/getbit.got" 2>&1
+  if cmp -s "$T/getbit.got" "$T/getbit.want"; then check "$1" same same
+  else check "$1" "300 bits as in the file" "$(diff "$T/getbit.want" "$T/getbit.got" | grep -c '^>') differ"; fi
+}
+getbits_equal "300 GETBITs of the cached chunked value answer its bits" "${P}big" "$T/big"
 
 # ---- one SETBIT: one chunk and the head, a few KiB of WAL -------------------------------
 before=$(chunk_xmins big)
@@ -92,6 +107,7 @@ stop_service
 start_service || finish
 A_R=$RPORT
 get_equals "after a restart (cold cache) GET is still byte for byte" "${P}big" "$T/big"
+getbits_equal "300 GETBITs after the restart (loaded from its chunks)" "${P}big" "$T/big"
 start_service || finish
 B_R=$RPORT
 RPORT=$B_R

@@ -1,0 +1,212 @@
+/* store_chunks.c — the store's side of chunked rows (store_chunks.h). */
+#include "store_chunks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec.h"
+#include "log.h"
+#include "pgbin.h"
+
+/* Keys whose head row this instance last saw chunked (by 64-bit hash), in open
+ * addressing (0 = empty, 1 = removed). Bounded: when full it starts again empty, and a
+ * write that then meets a chunked head aborts (SQL_CAS_ROWS) and teaches it again. */
+#define CHUNKY_SLOTS 65536u
+#define CHUNKY_MAX (CHUNKY_SLOTS / 2)
+#define DIRS_MAX 4096 /* keys whose chunk directory is kept */
+
+struct store_chunks {
+    struct chunk_dirs *dirs; /* chunks of the big keys last loaded or written */
+    uint64_t *chunky;
+    size_t nchunky;          /* slots in use (removed ones included) */
+};
+
+struct store_chunks *store_chunks_new(void)
+{
+    struct store_chunks *sc = calloc(1, sizeof(*sc));
+    if (!sc || !(sc->dirs = chunk_dirs_new(DIRS_MAX)) || !(sc->chunky = calloc(CHUNKY_SLOTS, sizeof(*sc->chunky)))) {
+        store_chunks_free(sc);
+        return NULL;
+    }
+    return sc;
+}
+
+void store_chunks_free(struct store_chunks *sc)
+{
+    if (!sc) return;
+    chunk_dirs_free(sc->dirs);
+    free(sc->chunky);
+    free(sc);
+}
+
+void cas_chunks_free(struct cas_chunks *ch)
+{
+    chunks_cut_free(&ch->cut);
+    free(ch->rows);
+    ch->rows = NULL;
+}
+
+/* ---- keys seen chunked ------------------------------------------------------------ */
+
+static uint64_t chunky_hash(const uint8_t *key, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++) h = (h ^ key[i]) * 1099511628211ULL;
+    return h < 2 ? h + 2 : h;
+}
+
+static uint64_t *chunky_slot(const struct store_chunks *sc, uint64_t h)
+{
+    size_t i = (size_t)(h & (CHUNKY_SLOTS - 1));
+    for (;; i = (i + 1) & (CHUNKY_SLOTS - 1))
+        if (sc->chunky[i] == h || sc->chunky[i] == 0) return &sc->chunky[i];
+}
+
+bool store_chunks_known(const struct store_chunks *sc, const uint8_t *key, size_t len)
+{
+    return *chunky_slot(sc, chunky_hash(key, len)) > 1;
+}
+
+void store_chunks_seen(struct store_chunks *sc, const uint8_t *key, size_t len, bool chunked)
+{
+    uint64_t h = chunky_hash(key, len), *slot = chunky_slot(sc, h);
+    if (!chunked) {
+        if (*slot == h) *slot = 1; /* removed: probes go on past it */
+        return;
+    }
+    if (*slot == h) return;
+    if (sc->nchunky >= CHUNKY_MAX) {
+        memset(sc->chunky, 0, CHUNKY_SLOTS * sizeof(*sc->chunky));
+        sc->nchunky = 0;
+        slot = chunky_slot(sc, h);
+    }
+    *slot = h;
+    sc->nchunky++;
+}
+
+/* ---- writes ------------------------------------------------------------------------ */
+
+bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, size_t max_bytes,
+                       struct cas_chunks *ch)
+{
+    char why[128];
+    roaring_bitmap_t *bm = w->bm ? w->bm : codec_decode(w->bits, w->len, why, sizeof(why));
+    const struct chunk_part *old = NULL;
+    size_t nold = 0, i = 0, j = 0;
+
+    if (!bm) return false; /* the writer's own encoding: it validated it */
+    bool ok = chunks_cut(bm, max_bytes, &ch->cut);
+    if (bm != w->bm) roaring_bitmap_free(bm);
+    if (!ok || !(ch->rows = malloc((ch->cut.n + 1) * sizeof(*ch->rows)))) return false;
+    ch->chunked = true;
+    ch->head_crc = chunks_head_crc(ch->cut.parts, ch->cut.n);
+    uint32_t xid = 0;
+    if (!w->absent) old = chunk_dirs_get(sc->dirs, w->key, w->keylen, w->version, &xid, &nold);
+    ch->dir_xid = old ? (int64_t)xid : -1;
+    if (!old) {
+        ch->whole = true;
+        memcpy(ch->rows, ch->cut.parts, ch->cut.n * sizeof(*ch->rows));
+        ch->nrows = ch->cut.n;
+        return true;
+    }
+    struct chunk_part *rows = realloc(ch->rows, (ch->cut.n + nold + 1) * sizeof(*rows));
+    if (!rows) return false;
+    ch->rows = rows;
+    const struct chunk_part *nw = ch->cut.parts;
+    while (i < ch->cut.n || j < nold) {
+        if (j == nold || (i < ch->cut.n && nw[i].lo < old[j].lo)) {
+            rows[ch->nrows++] = nw[i++];
+        } else if (i == ch->cut.n || old[j].lo < nw[i].lo) {
+            rows[ch->nrows++] = (struct chunk_part){.lo = old[j].lo, .hi = old[j].hi}; /* bits NULL: delete */
+            j++;
+        } else {
+            if (nw[i].hi != old[j].hi || nw[i].checksum != old[j].checksum || nw[i].hash != old[j].hash ||
+                nw[i].cardinality != old[j].cardinality)
+                rows[ch->nrows++] = nw[i];
+            i++;
+            j++;
+        }
+    }
+    return true;
+}
+
+void store_chunks_committed(struct store_chunks *sc, const struct store_write *w, int64_t version, uint32_t xid,
+                            const struct cas_chunks *ch)
+{
+    store_chunks_seen(sc, w->key, w->keylen, ch->chunked);
+    if (!ch->chunked || !chunk_dirs_put(sc->dirs, w->key, w->keylen, version, xid, ch->cut.parts, ch->cut.n))
+        chunk_dirs_drop(sc->dirs, w->key, w->keylen);
+}
+
+void store_chunks_forget(struct store_chunks *sc, const uint8_t *key, size_t len)
+{
+    chunk_dirs_drop(sc->dirs, key, len);
+}
+
+/* ---- loads ------------------------------------------------------------------------- */
+
+struct cache_blob *store_chunks_join(struct store_chunks *sc, const PGresult *res, int i, int bits_col,
+                                     int meta_col, const uint8_t *key, size_t keylen, int64_t version,
+                                     uint32_t xid, uint32_t head_crc)
+{
+    size_t max = pgbin_array_len(res, i, bits_col), n = 0;
+    if (max > CHUNK_KEYS) max = CHUNK_KEYS; /* a longer array is refused below */
+    const uint8_t **bp = calloc(max + 1, sizeof(*bp)), **mp = calloc(4 * max + 1, sizeof(*mp));
+    size_t *bl = calloc(max + 1, sizeof(*bl)), *ml = calloc(4 * max + 1, sizeof(*ml));
+    struct chunk_part *parts = NULL;
+    roaring_bitmap_t *bm = NULL;
+    struct cache_blob *blob = NULL;
+    uint8_t *buf = NULL;
+    size_t len;
+    char why[200] = "out of memory";
+
+    if (!bp || !mp || !bl || !ml) goto done;
+    long nb = PQgetisnull(res, i, bits_col) ? 0
+              : pgbin_array_elems((const uint8_t *)PQgetvalue(res, i, bits_col), (size_t)PQgetlength(res, i, bits_col),
+                                  bp, bl, max);
+    long nm = PQgetisnull(res, i, meta_col) ? 0
+              : pgbin_array_elems((const uint8_t *)PQgetvalue(res, i, meta_col), (size_t)PQgetlength(res, i, meta_col),
+                                  mp, ml, 4 * max);
+    if (nb < 0 || nm != 4 * nb) {
+        snprintf(why, sizeof(why), "its chunk rows came back malformed");
+        goto done;
+    }
+    n = (size_t)nb;
+    if (!(parts = calloc(n ? n : 1, sizeof(*parts)))) goto done;
+    for (size_t j = 0; j < n; j++) {
+        for (int f = 0; f < 4; f++)
+            if (ml[4 * j + f] != 8) {
+                snprintf(why, sizeof(why), "its chunk rows came back malformed");
+                goto done;
+            }
+        parts[j] = (struct chunk_part){.lo = (uint32_t)pgbin_be64(mp[4 * j]), .hi = (uint32_t)pgbin_be64(mp[4 * j + 1]),
+                                       .cardinality = pgbin_be64(mp[4 * j + 2]), .checksum = (uint32_t)pgbin_be64(mp[4 * j + 3]),
+                                       .bits = bp[j], .len = bl[j]};
+        parts[j].hash = chunk_hash(parts[j].bits, parts[j].len);
+    }
+    if (chunks_head_crc(parts, n) != head_crc) {
+        snprintf(why, sizeof(why), "its %zu chunk rows are not the ones its head row names (checksum)", n);
+        goto done;
+    }
+    if (!(bm = chunks_join(parts, n, why, sizeof(why)))) goto done;
+    if (!codec_encode(bm, &buf, &len)) goto done;
+    if ((blob = cache_blob_new(buf, len)) != NULL) {
+        blob->checked = true; /* codec_encode validated it */
+        if (!chunk_dirs_put(sc->dirs, key, keylen, version, xid, parts, n)) chunk_dirs_drop(sc->dirs, key, keylen);
+    }
+done:
+    if (!blob) {
+        char quoted[4 * 2048 + 1];
+        log_error("msg=\"chunked bitmap unreadable\" key=\"%s\" reason=\"%s\"",
+                  log_quote(quoted, sizeof(quoted), (const char *)key, keylen), why);
+    }
+    if (bm) roaring_bitmap_free(bm);
+    free(buf);
+    free(parts);
+    free(bp);
+    free(mp);
+    free(bl);
+    free(ml);
+    return blob;
+}
