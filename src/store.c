@@ -441,35 +441,54 @@ fail:
 
 /* ---- compare-and-swap, committed in groups ------------------------------------- */
 
-/* `cur` locks every existing named row in key order, one index probe per key (so
- * concurrent batches cannot deadlock, and a partitioned table is not scanned whole) and, under READ COMMITTED, sees the latest committed versions; `bad`
- * lists the groups with any moved version (an absent key is version -1 here); `upd`
- * and `ins` write the rest. An insert that finds the key created in the meantime
- * aborts the statement (bitmapd._cas_conflict, a serialization failure), which is
- * retried as a conflict of every group, so a group still commits all or nothing.
- * Data-modifying CTEs always run to completion. */
+/* The part both compare-and-swap statements share: `cur` locks every named row in key
+ * order (one index probe per key: concurrent batches cannot deadlock, and a partitioned
+ * table is not scanned whole) and, under READ COMMITTED, sees the latest committed
+ * versions, whether the head is chunked and its xmin; `bad` lists the groups with any
+ * moved version (an absent key is version -1 here); `upd` and `ins` write the rest. An
+ * insert that finds the key created in the meantime aborts the statement
+ * (bitmapd._cas_conflict, a serialization failure), which is retried as a conflict of
+ * every group, so a group still commits all or nothing. Data-modifying CTEs always run
+ * to completion. SQL_CAS then writes the chunk rows (`done`, `c`, `cput`, `cdel`:
+ * docs/design.md, "Chunked rows"). */
+#define SQL_CAS_HEADS \
+    " cur AS (SELECT b.key, b.version, b.chunked, b.xid" \
+    "           FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k" \
+    "          CROSS JOIN LATERAL (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked, x.xmin::text::int8 AS xid" \
+    "                                FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1 FOR UPDATE) b)," \
+    " bad AS (SELECT DISTINCT v.grp FROM v LEFT JOIN cur ON cur.key = v.key" \
+    "          WHERE coalesce(cur.version, -1) <> v.ver)," \
+    " upd AS (UPDATE bitmapd.bitmaps b" \
+    "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes," \
+    "                version = b.version + v.inc, updated_at = now()" \
+    "           FROM v" \
+    "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL" \
+    "            AND v.grp NOT IN (SELECT grp FROM bad)" \
+    "      RETURNING b.key)," \
+    " want AS (SELECT * FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL" \
+    "             AND v.grp NOT IN (SELECT grp FROM bad))," \
+    " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes)" \
+    "         SELECT key, inc, bits, card, crc, nbytes FROM want ORDER BY key" \
+    "         ON CONFLICT (key) DO NOTHING RETURNING b.key)"
+
+/* What both statements answer: the groups that did not commit, the transaction's id,
+ * and an abort (a conflict of every group) when an insert met a key created meanwhile
+ * or when a written key's head row is in a state the statement cannot write over. */
+#define SQL_CAS_ANSWER(abort_when) \
+    " SELECT grp, NULL::int8 FROM bad" \
+    " UNION ALL" \
+    " SELECT NULL, txid_current() % 4294967296" \
+    " UNION ALL" \
+    " SELECT bitmapd._cas_conflict(), NULL" \
+    "  WHERE (SELECT count(*) FROM want) <> (SELECT count(*) FROM ins)" \
+    "     OR EXISTS (SELECT 1 FROM v JOIN cur ON cur.key = v.key" \
+    "                 WHERE v.grp NOT IN (SELECT grp FROM bad) AND " abort_when ")"
+
 static const char SQL_CAS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
     "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int4[], $16::int8[])"
     "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, whole, dirxid)),"
-    " cur AS (SELECT b.key, b.version, b.chunked, b.xid"
-    "           FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k"
-    "          CROSS JOIN LATERAL (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked, x.xmin::text::int8 AS xid"
-    "                                FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1 FOR UPDATE) b),"
-    " bad AS (SELECT DISTINCT v.grp FROM v LEFT JOIN cur ON cur.key = v.key"
-    "          WHERE coalesce(cur.version, -1) <> v.ver),"
-    " upd AS (UPDATE bitmapd.bitmaps b"
-    "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes,"
-    "                version = b.version + v.inc, updated_at = now()"
-    "           FROM v"
-    "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL"
-    "            AND v.grp NOT IN (SELECT grp FROM bad)"
-    "      RETURNING b.key),"
-    " want AS (SELECT * FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL"
-    "             AND v.grp NOT IN (SELECT grp FROM bad)),"
-    " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes)"
-    "         SELECT key, inc, bits, card, crc, nbytes FROM want ORDER BY key"
-    "         ON CONFLICT (key) DO NOTHING RETURNING b.key),"
+    SQL_CAS_HEADS ","
     " done AS (SELECT v.key, v.whole, octet_length(v.bits) = 0 AS chunked"
     "            FROM v LEFT JOIN cur ON cur.key = v.key"
     "           WHERE v.bits IS NOT NULL AND v.grp NOT IN (SELECT grp FROM bad)"
@@ -488,14 +507,7 @@ static const char SQL_CAS[] =
     "             AND (NOT d.chunked"
     "                  OR (d.whole = 1 AND NOT EXISTS (SELECT 1 FROM c WHERE c.key = x.key AND c.lo = x.lo))"
     "                  OR EXISTS (SELECT 1 FROM c WHERE c.key = x.key AND c.lo = x.lo AND c.bits IS NULL)))"
-    " SELECT grp, NULL::int8 FROM bad"
-    " UNION ALL"
-    " SELECT NULL, txid_current() % 4294967296"
-    " UNION ALL"
-    " SELECT bitmapd._cas_conflict(), NULL"
-    "  WHERE (SELECT count(*) FROM want) <> (SELECT count(*) FROM ins)"
-    "     OR EXISTS (SELECT 1 FROM v JOIN cur ON cur.key = v.key"
-    "                 WHERE v.dirxid >= 0 AND cur.xid <> v.dirxid AND v.grp NOT IN (SELECT grp FROM bad))";
+    SQL_CAS_ANSWER("v.dirxid >= 0 AND cur.xid <> v.dirxid");
 
 /* The same compare-and-swap for batches in which no key is, or was last seen,
  * chunked: no chunk rows to write, so it leaves out the CTEs that would write them
@@ -507,32 +519,8 @@ static const char SQL_CAS_ROWS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
     "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[])"
     "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc)),"
-    " cur AS (SELECT b.key, b.version, b.chunked"
-    "           FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k"
-    "          CROSS JOIN LATERAL (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked"
-    "                                FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1 FOR UPDATE) b),"
-    " bad AS (SELECT DISTINCT v.grp FROM v LEFT JOIN cur ON cur.key = v.key"
-    "          WHERE coalesce(cur.version, -1) <> v.ver),"
-    " upd AS (UPDATE bitmapd.bitmaps b"
-    "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes,"
-    "                version = b.version + v.inc, updated_at = now()"
-    "           FROM v"
-    "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL"
-    "            AND v.grp NOT IN (SELECT grp FROM bad)"
-    "      RETURNING b.key),"
-    " want AS (SELECT * FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL"
-    "             AND v.grp NOT IN (SELECT grp FROM bad)),"
-    " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes)"
-    "         SELECT key, inc, bits, card, crc, nbytes FROM want ORDER BY key"
-    "         ON CONFLICT (key) DO NOTHING RETURNING b.key)"
-    " SELECT grp, NULL::int8 FROM bad"
-    " UNION ALL"
-    " SELECT NULL, txid_current() % 4294967296"
-    " UNION ALL"
-    " SELECT bitmapd._cas_conflict(), NULL"
-    "  WHERE (SELECT count(*) FROM want) <> (SELECT count(*) FROM ins)"
-    "     OR EXISTS (SELECT 1 FROM v JOIN cur ON cur.key = v.key"
-    "                 WHERE cur.chunked AND v.bits IS NOT NULL AND v.grp NOT IN (SELECT grp FROM bad))";
+    SQL_CAS_HEADS
+    SQL_CAS_ANSWER("cur.chunked AND v.bits IS NOT NULL");
 
 #define CAS_MAX_BYTES (64u << 20) /* bits and keys of one statement, unless one call alone is more */
 

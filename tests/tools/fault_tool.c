@@ -918,6 +918,21 @@ static void read_log(const char *path, long *attempts)
     fclose(f);
 }
 
+/* A dumped row: six space-separated fields, the first the key as hex; the key's entry. */
+static struct ckey *row_key(char *line, char **tok, const char *path)
+{
+    char *save = NULL;
+    int nt = 0;
+    for (char *t = strtok_r(line, " \n", &save); t && nt < 6; t = strtok_r(NULL, " \n", &save)) tok[nt++] = t;
+    uint8_t *name;
+    size_t nlen;
+    if (nt != 6 || !unhex(tok[0], strlen(tok[0]), &name, &nlen)) die("%s: malformed row", path);
+    if (strlen((char *)name) != nlen) die("%s: a key holds a NUL byte", path);
+    struct ckey *k = key_get((char *)name);
+    free(name);
+    return k;
+}
+
 static void read_db(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -925,15 +940,8 @@ static void read_db(const char *path)
     size_t cap = 0;
     if (!f) die("%s: %s", path, strerror(errno));
     while (getline(&line, &cap, f) > 0) {
-        char *save = NULL, *tok[6];
-        int nt = 0;
-        for (char *t = strtok_r(line, " \n", &save); t && nt < 6; t = strtok_r(NULL, " \n", &save)) tok[nt++] = t;
-        uint8_t *name;
-        size_t nlen;
-        if (nt != 6 || !unhex(tok[0], strlen(tok[0]), &name, &nlen)) die("%s: malformed row", path);
-        if (strlen((char *)name) != nlen) die("%s: a key holds a NUL byte", path);
-        struct ckey *k = key_get((char *)name);
-        free(name);
+        char *tok[6];
+        struct ckey *k = row_key(line, tok, path);
         k->in_db = true;
         k->version = atoll(tok[1]);
         k->cardinality = atoll(tok[2]);
@@ -954,15 +962,8 @@ static void read_chunks(const char *path)
     size_t cap = 0;
     if (!f) die("%s: %s", path, strerror(errno));
     while (getline(&line, &cap, f) > 0) {
-        char *save = NULL, *tok[6];
-        int nt = 0;
-        for (char *t = strtok_r(line, " \n", &save); t && nt < 6; t = strtok_r(NULL, " \n", &save)) tok[nt++] = t;
-        uint8_t *name;
-        size_t nlen;
-        if (nt != 6 || !unhex(tok[0], strlen(tok[0]), &name, &nlen)) die("%s: malformed row", path);
-        if (strlen((char *)name) != nlen) die("%s: a key holds a NUL byte", path);
-        struct ckey *k = key_get((char *)name);
-        free(name);
+        char *tok[6];
+        struct ckey *k = row_key(line, tok, path);
         struct cchunk *v = realloc(k->chunks, (k->nchunks + 1) * sizeof(*v));
         if (!v) die("out of memory");
         k->chunks = v;
