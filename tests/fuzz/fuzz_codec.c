@@ -14,6 +14,9 @@
  *    bytes that validate and decode to the same set; the encoding chosen follows
  *    the documented rule (dense only when strictly smaller); a dense input that
  *    re-encodes dense comes back byte for byte (one encoding per bitmap);
+ *  - codec_contains (one bit read in place) agrees with the decoded bitmap on the
+ *    edges, the input's checksum and its least and greatest members, and on any bytes
+ *    at all never reads past the end;
  *  - after a mutation picked from the input's checksum (add, remove,
  *    codec_keep_from) the round trip still holds and keep_from kept exactly the
  *    members >= the bound.
@@ -291,6 +294,19 @@ static void check_valid(const uint8_t *data, size_t size)
     CHECK(bm, "codec_validate accepted what codec_decode rejects: %s", err);
     check_same(bm, &ref, "decoded input");
 
+    /* one bit read in place (codec_contains) agrees with the decoded bitmap */
+    uint32_t probes[6] = {0, 4294967295u, codec_crc32c(data, size), 0, 0, 0};
+    if (!roaring_bitmap_is_empty(bm)) {
+        probes[3] = roaring_bitmap_minimum(bm);
+        probes[4] = roaring_bitmap_maximum(bm);
+        probes[5] = probes[4] - 1;
+    }
+    for (size_t i = 0; i < 6; i++) {
+        bool m;
+        CHECK(codec_contains(data, size, probes[i], &m), "codec_contains refused a valid input");
+        CHECK(m == roaring_bitmap_contains(bm, probes[i]), "codec_contains(%" PRIu32 ") says %d", probes[i], m);
+    }
+
     size_t len;
     uint8_t *out = round_trip(bm, &len, "input");
     if (dense_in && out[0] == 0xB1)
@@ -325,6 +341,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[160] = "";
     quiet_begin();
+    bool member; /* any bytes at all: codec_contains reads nothing past the end (ASan) */
+    (void)!codec_contains(data, size, size ? (uint32_t)data[size - 1] << 16 | data[0] : 0, &member);
     if (codec_validate(data, size, err, sizeof(err)))
         check_valid(data, size);
     else
