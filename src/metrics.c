@@ -121,6 +121,9 @@ static void render_store(struct evbuffer *out, const struct app *app)
     counter(out, "bitmapd_write_retries_total", "Write units sent again after a conflict.", metrics.write_retries);
     counter(out, "bitmapd_write_retries_exhausted_total", "Write units that failed after [postgres] max_retries.",
             metrics.write_retries_exhausted);
+    counter(out, "bitmapd_write_unchanged_fresh_units_total",
+            "Merged write units that changed nothing, decided on rows just read from the database (no statement).",
+            metrics.write_unchanged_fresh);
     counter(out, "bitmapd_corrupt_rows_total", "Stored rows that failed validation when read (each time read).",
             metrics.corrupt_rows);
 

@@ -408,6 +408,7 @@ static void train_load_done(enum store_status st, const char *err, const struct 
     for (int i = 0; i < t->nslots; i++) send |= t->slots[i]->used && (t->slots[i]->dirty || t->slots[i]->cached);
     if (!send) { /* nothing changed, decided on rows read from the database */
         bool none = false;
+        metrics.write_unchanged_fresh += t->live;
         train_cas_done(STORE_OK, NULL, &none, t);
         return;
     }
