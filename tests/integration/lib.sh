@@ -130,6 +130,9 @@ start_service() { # [extra bitmapd args...]
   local port rport code="" i log
   port=${START_PORT:-$(free_port)} || return 1
   rport=${START_RESP_PORT:-$(free_port)} || return 1
+  # nothing listens on either yet, so two draws can give the same port (1 in 10,000)
+  i=0
+  while [[ -z ${START_RESP_PORT:-} && $rport == "$port" ]] && ((i++ < 20)); do rport=$(free_port) || return 1; done
   log=$BITMAPD_TEST_TMP/bitmapd.$port.log
   "$BITMAPD_BIN" --set "http.port=$port" --set http.address=127.0.0.1 \
     --set "resp.port=$rport" --set resp.address=127.0.0.1 "$@" \
