@@ -11,4 +11,14 @@
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* FNV-1a of n bytes: the hash of a key in every in-memory table (cache, write
+ * batches, chunk directories, keys seen chunked). */
+static inline uint64_t bytes_hash(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
+    return h;
+}
+
 #endif

@@ -70,13 +70,7 @@ void cache_blob_unref(struct cache_blob *b)
     if (b && --b->refs == 0) free(b);
 }
 
-static uint64_t key_hash(const void *key, size_t len)
-{
-    const uint8_t *p = key;
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < len; i++) h = (h ^ p[i]) * 1099511628211ULL;
-    return h;
-}
+static uint64_t key_hash(const void *key, size_t len) { return bytes_hash(key, len); }
 
 static size_t entry_cost(const struct entry *e)
 {

@@ -221,12 +221,7 @@ struct chunk_dirs {
     size_t count, max;
 };
 
-static size_t dir_hash(const uint8_t *key, size_t len)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < len; i++) h = (h ^ key[i]) * 1099511628211ULL;
-    return (size_t)(h % DIR_BUCKETS);
-}
+static size_t dir_hash(const uint8_t *key, size_t len) { return (size_t)(bytes_hash(key, len) % DIR_BUCKETS); }
 
 struct chunk_dirs *chunk_dirs_new(size_t max)
 {

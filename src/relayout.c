@@ -16,6 +16,7 @@
 
 #include "chunks.h"
 #include "codec.h"
+#include "db.h"
 #include "log.h"
 
 #define BATCH 100
@@ -43,14 +44,6 @@ static bool exec_simple(PGconn *pg, const char *sql)
     return ok;
 }
 
-static int64_t get_int8(const PGresult *r, int row, int col)
-{
-    const uint8_t *p = (const uint8_t *)PQgetvalue(r, row, col);
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v = v << 8 | p[i];
-    return (int64_t)v;
-}
-
 /* Cuts one key into chunks, in its own transaction. *done counts keys converted,
  * *skipped those left as they were (corrupt: the service reports them on use). */
 static bool relayout_key(PGconn *pg, const uint8_t *key, int keylen, long *done, long *skipped)
@@ -74,11 +67,11 @@ static bool relayout_key(PGconn *pg, const uint8_t *key, int keylen, long *done,
     }
     const uint8_t *bits = (const uint8_t *)PQgetvalue(r, 0, 0);
     size_t len = (size_t)PQgetlength(r, 0, 0);
-    if (codec_crc32c(bits, len) != (uint32_t)get_int8(r, 0, 2))
+    if (codec_crc32c(bits, len) != (uint32_t)db_value_int8(r, 0, 2))
         snprintf(why, sizeof(why), "checksum mismatch");
     else if (!(bm = codec_decode(bits, len, why, sizeof(why))))
         ;
-    else if ((int64_t)roaring_bitmap_get_cardinality(bm) != get_int8(r, 0, 1))
+    else if ((int64_t)roaring_bitmap_get_cardinality(bm) != db_value_int8(r, 0, 1))
         snprintf(why, sizeof(why), "cardinality column disagrees");
     if (why[0]) {
         char quoted[4 * 2048 + 1];

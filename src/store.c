@@ -651,9 +651,7 @@ static void cas_batch_done(const struct db_result *r, void *arg)
 
 static uint64_t write_hash(const struct store_write *w)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < w->keylen; i++) h = (h ^ w->key[i]) * 1099511628211ULL;
-    return h | 1; /* 0 marks an empty slot */
+    return bytes_hash(w->key, w->keylen) | 1; /* 0 marks an empty slot */
 }
 
 /* Adds c's keys to the open-addressing set of the statement's keys; false (and the
@@ -761,8 +759,9 @@ static bool cas_send(struct store *st)
     pa_begin(&grps, OID_INT4, nkeys, false);
     pa_begin(&lens, OID_INT8, nkeys, any_null_len);
     pa_begin(&incs, OID_INT8, nkeys, false);
-    pa_begin(&wholes, OID_INT4, nkeys, false);
-    pa_begin(&dirxids, OID_INT8, nkeys, false);
+    /* the chunk parameters of SQL_CAS; a SQL_CAS_ROWS batch has no chunked write */
+    pa_begin(&wholes, OID_INT4, b->rows_only ? 0 : nkeys, false);
+    pa_begin(&dirxids, OID_INT8, b->rows_only ? 0 : nkeys, false);
     pa_begin(&ckeys, OID_BYTEA, nchunks, false);
     pa_begin(&clos, OID_INT4, nchunks, false);
     pa_begin(&chis, OID_INT4, nchunks, false);
@@ -776,8 +775,10 @@ static bool cas_send(struct store *st)
             pa_elem(&keys, w->key, w->keylen);
             pa_int8(&vers, w->absent ? -1 : w->version);
             pa_elem(&bits, ch->chunked ? (const uint8_t *)"" : w->bits, ch->chunked ? 0 : w->len);
-            pa_int4(&wholes, ch->whole);
-            pa_int8(&dirxids, ch->chunked ? ch->dir_xid : -1);
+            if (!b->rows_only) {
+                pa_int4(&wholes, ch->whole);
+                pa_int8(&dirxids, ch->chunked ? ch->dir_xid : -1);
+            }
             for (size_t j = 0; j < ch->nrows; j++) {
                 const struct chunk_part *cp = &ch->rows[j];
                 pa_elem(&ckeys, w->key, w->keylen);

@@ -51,9 +51,8 @@ void cas_chunks_free(struct cas_chunks *ch)
 
 static uint64_t chunky_hash(const uint8_t *key, size_t len)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < len; i++) h = (h ^ key[i]) * 1099511628211ULL;
-    return h < 2 ? h + 2 : h;
+    uint64_t h = bytes_hash(key, len);
+    return h < 2 ? h + 2 : h; /* 0 and 1 mark empty and removed slots */
 }
 
 static uint64_t *chunky_slot(const struct store_chunks *sc, uint64_t h)

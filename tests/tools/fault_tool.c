@@ -933,7 +933,8 @@ static struct ckey *row_key(char *line, char **tok, const char *path)
     return k;
 }
 
-static void read_db(const char *path)
+/* Calls take for each dumped row of path (six fields, the first the key as hex). */
+static void read_rows(const char *path, void (*take)(struct ckey *k, char **tok, const char *path))
 {
     FILE *f = fopen(path, "r");
     char *line = NULL;
@@ -941,41 +942,35 @@ static void read_db(const char *path)
     if (!f) die("%s: %s", path, strerror(errno));
     while (getline(&line, &cap, f) > 0) {
         char *tok[6];
-        struct ckey *k = row_key(line, tok, path);
-        k->in_db = true;
-        k->version = atoll(tok[1]);
-        k->cardinality = atoll(tok[2]);
-        k->checksum = atoll(tok[3]);
-        k->nbytes = atoll(tok[4]);
-        k->chunked = !strcmp(tok[5], "chunked");
-        if (!k->chunked && !unhex(tok[5], strlen(tok[5]), &k->bits, &k->nbits)) die("%s: bad hex in bits", path);
+        take(row_key(line, tok, path), tok, path);
     }
     free(line);
     fclose(f);
 }
 
-/* Rows of bitmapd.chunks: key lo hi cardinality checksum bits, as hex, in lo order. */
-static void read_chunks(const char *path)
+/* A row of bitmapd.bitmaps: key version cardinality checksum nbytes bits (hex, or
+ * "chunked" for a big bitmap's head row). */
+static void take_db_row(struct ckey *k, char **tok, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    if (!f) die("%s: %s", path, strerror(errno));
-    while (getline(&line, &cap, f) > 0) {
-        char *tok[6];
-        struct ckey *k = row_key(line, tok, path);
-        struct cchunk *v = realloc(k->chunks, (k->nchunks + 1) * sizeof(*v));
-        if (!v) die("out of memory");
-        k->chunks = v;
-        struct cchunk *c = &v[k->nchunks++];
-        c->lo = atoll(tok[1]);
-        c->hi = atoll(tok[2]);
-        c->cardinality = atoll(tok[3]);
-        c->checksum = atoll(tok[4]);
-        if (!unhex(tok[5], strlen(tok[5]), &c->bits, &c->nbits)) die("%s: bad hex in chunk bits", path);
-    }
-    free(line);
-    fclose(f);
+    k->in_db = true;
+    k->version = atoll(tok[1]);
+    k->cardinality = atoll(tok[2]);
+    k->checksum = atoll(tok[3]);
+    k->nbytes = atoll(tok[4]);
+    k->chunked = !strcmp(tok[5], "chunked");
+    if (!k->chunked && !unhex(tok[5], strlen(tok[5]), &k->bits, &k->nbits)) die("%s: bad hex in bits", path);
+}
+
+/* A row of bitmapd.chunks: key lo hi cardinality checksum bits (hex), in lo order. */
+static void take_chunk_row(struct ckey *k, char **tok, const char *path)
+{
+    k->chunks = xrealloc(k->chunks, (k->nchunks + 1) * sizeof(*k->chunks));
+    struct cchunk *c = &k->chunks[k->nchunks++];
+    c->lo = atoll(tok[1]);
+    c->hi = atoll(tok[2]);
+    c->cardinality = atoll(tok[3]);
+    c->checksum = atoll(tok[4]);
+    if (!unhex(tok[5], strlen(tok[5]), &c->bits, &c->nbits)) die("%s: bad hex in chunk bits", path);
 }
 
 static void read_sql_members(const char *path)
@@ -1076,8 +1071,8 @@ static int mode_check(int argc, char **argv)
 
     long attempts[3] = {0};
     for (int i = 0; i < nlogs; i++) read_log(logs[i], attempts);
-    read_db(db);
-    if (chunks) read_chunks(chunks);
+    read_rows(db, take_db_row);
+    if (chunks) read_rows(chunks, take_chunk_row);
     if (sql) read_sql_members(sql);
     for (size_t i = 0; i < keys.n; i++) u32v_sort(&keys.v[i].sql);
 
