@@ -293,7 +293,7 @@ cmd_start() {
     if start_server; then
       break
     fi
-    if [[ -n $PORT_ARG ]] || ((attempt == 3)) || ! port_in_use "$port"; then
+    if [[ -n $PORT_ARG ]] || ((attempt == 3)) || ! grep -q 'Address already in use' "$LOG"; then
       tail -n 20 "$LOG" >&2
       die "pg_ctl start failed (log: $LOG)"
     fi

@@ -11,14 +11,15 @@
 # builds build-vg/bitmapd with -O1 -g and no sanitizers.
 #
 # Environment: BITMAPD_BIN (default build-vg/bitmapd); VALGRIND_PORTS=LOW-HIGH,
-# the ports it may use (default 57200-57299; PostgreSQL, HTTP and RESP each take
-# the first free one); VALGRIND_KEEP=1 keeps the work directory (logs) at the end.
+# the ports it may use (default 31200-31299, below Linux's ephemeral range so no
+# outgoing connection holds one; PostgreSQL, HTTP and RESP each take the first
+# free one); VALGRIND_KEEP=1 keeps the work directory (logs) at the end.
 set -euo pipefail
 
 ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd -- "$ROOT"
 BIN=${BITMAPD_BIN:-$ROOT/build-vg/bitmapd}
-PORTS=${VALGRIND_PORTS:-57200-57299}
+PORTS=${VALGRIND_PORTS:-31200-31299}
 VG_EXIT=99 # valgrind's exit status when it found an error
 
 die() {
@@ -54,7 +55,9 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 port_in_use() {
-  [[ -n $(ss -Htln "sport = :$1" 2>/dev/null) ]]
+  # any socket on it but one in TIME-WAIT (PostgreSQL binds over those): a listener,
+  # or a connection whose local end it is
+  [[ -n $(ss -Htan exclude time-wait "sport = :$1" 2>/dev/null) ]]
 }
 TAKEN=" "
 pick_port() { # VAR — sets VAR to the first free port of the range not handed out yet
@@ -85,11 +88,17 @@ report() { # LOG STATUS
 }
 
 start=$SECONDS
-pick_port PGPORT
-bash scripts/pg.sh start "$PGDIR" "$PGPORT" >"$WORK/pg.log" 2>&1 || {
-  cat "$WORK/pg.log" >&2
-  die "could not start PostgreSQL on port $PGPORT"
-}
+# A port free when checked can be bound by someone else before PostgreSQL binds
+# it: then the next one, a few times.
+for attempt in 1 2 3 4; do
+  pick_port PGPORT
+  bash scripts/pg.sh start "$PGDIR" "$PGPORT" >"$WORK/pg.log" 2>&1 && break
+  if ((attempt == 4)) || ! grep -q 'Address already in use' "$WORK/pg.log" "$PGDIR"/*.log 2>/dev/null; then
+    cat "$WORK/pg.log" >&2
+    die "could not start PostgreSQL on port $PGPORT"
+  fi
+  echo "# valgrind: port $PGPORT was taken meanwhile; trying another"
+done
 APP_DSN=$(<"$PGDIR/dsn")
 OWNER_DSN=$APP_DSN
 [[ -f $PGDIR/owner_dsn ]] && OWNER_DSN=$(<"$PGDIR/owner_dsn")
