@@ -92,6 +92,15 @@ struct cache_blob;
 bool store_peek(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
                 struct cache_blob **held) WUR;
 void store_peek_release(struct cache_blob **held, size_t n);
+/* As store_peek, for writers whose compare-and-swap checks every row it was given
+ * (trains): when the recent loads of keys missing from the cache found mostly no row
+ * (new keys: a day's first check-ins, random keys), a missing key is guessed absent —
+ * found false, cached true (not checked against the database) — instead of being
+ * loaded, which saves the load's round trip and statement. A wrong guess is a
+ * conflict of the write (its group is not written); the writer then loads. *guessed
+ * says whether any key was guessed. */
+bool store_peek_or_guess(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
+                         struct cache_blob **held, bool *guessed) WUR;
 
 /* The store's cache (never NULL), for statistics. */
 struct cache *store_cache(struct store *st);

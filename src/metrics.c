@@ -121,6 +121,12 @@ static void render_store(struct evbuffer *out, const struct app *app)
     counter(out, "bitmapd_write_retries_total", "Write units sent again after a conflict.", metrics.write_retries);
     counter(out, "bitmapd_write_retries_exhausted_total", "Write units that failed after [postgres] max_retries.",
             metrics.write_retries_exhausted);
+    counter(out, "bitmapd_write_guessed_absent_keys_total",
+            "Keys missing from the cache that a train wrote on the guess that they had no row, without loading them.",
+            metrics.write_guessed_absent);
+    counter(out, "bitmapd_write_guesses_wrong_total",
+            "Trains whose guessed-absent key had a row after all: loaded and applied again (not a conflict).",
+            metrics.write_guesses_wrong);
     counter(out, "bitmapd_write_unchanged_fresh_units_total",
             "Merged write units that changed nothing, decided on rows just read from the database (no statement).",
             metrics.write_unchanged_fresh);

@@ -41,8 +41,23 @@ struct store {
     unsigned recheck_logged_gen;  /* listen_gen whose failed check was logged */
     struct sent_node *checks;     /* trigger checks in flight, for store_free */
     struct store_chunks *chunks;  /* chunked keys: what this instance knows of them */
+    unsigned absent_score;        /* 0..ABSENT_ONE: how many of the recent cache misses
+                                     loaded found no row, decaying (store_peek_or_guess) */
     struct store_stats stats;
 };
+
+/* Misses are guessed absent once about three in four of the recent ones were: each
+ * load of a missing key moves the score a sixteenth of the way towards ABSENT_ONE
+ * (no row) or 0 (a row). */
+#define ABSENT_ONE 1024u
+#define ABSENT_GUESS 768u
+static void absent_learn(struct store *st, bool found)
+{
+    if (found)
+        st->absent_score -= st->absent_score >> 4;
+    else
+        st->absent_score += (ABSENT_ONE - st->absent_score) >> 4;
+}
 
 static enum store_status status_of(const struct db_result *r)
 {
@@ -171,6 +186,7 @@ static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size
 {
     struct store *st = ctx->st;
     size_t k = ctx->sent[pos];
+    absent_learn(st, true);
     struct cache_val v = {.found = true,
                           .version = db_value_int8(res, i, 1),
                           .cardinality = db_value_int8(res, i, 3),
@@ -222,6 +238,7 @@ static void load_take_missing(struct load_ctx *ctx)
         struct cache_val none = {.found = false, .nbytes = -1};
         size_t len;
         const uint8_t *key = sent_key(ctx, pos, &len);
+        absent_learn(ctx->st, false);
         row_from_val(&ctx->rows[ctx->sent[pos]], &none);
         cache_put(ctx->st->cache, key, len, &none, ctx->mark);
     }
@@ -1165,6 +1182,34 @@ bool store_peek(struct store *st, const struct store_key *keys, size_t n, struct
     }
     store_peek_release(held, i);
     return false;
+}
+
+bool store_peek_or_guess(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
+                         struct cache_blob **held, bool *guessed)
+{
+    size_t i, nguess = 0;
+    *guessed = false;
+    for (i = 0; i < n; i++) {
+        struct cache_val v;
+        if (cached_row(st, &keys[i], &v, &rows[i])) {
+            held[i] = v.blob;
+        } else if (st->absent_score >= ABSENT_GUESS) {
+            rows[i] = (struct store_row){.found = false, .nbytes = -1, .cached = true};
+            held[i] = NULL;
+            nguess++;
+        } else {
+            break;
+        }
+    }
+    if (i < n) {
+        store_peek_release(held, i);
+        return false;
+    }
+    st->stats.loads++;
+    st->stats.load_keys_cached += n - nguess;
+    metrics.write_guessed_absent += nguess;
+    *guessed = nguess > 0;
+    return true;
 }
 
 void store_peek_release(struct cache_blob **held, size_t n)

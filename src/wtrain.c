@@ -52,6 +52,9 @@ struct wp_train {
     struct wp_slot *slots[TRAIN_MAX_SLOTS]; /* allocated one by one: most trains have one key */
     int nslots;
     int attempts;
+    bool guessed;         /* the rows being written include keys guessed absent */
+    bool no_guess;        /* a guess was wrong: load every key from here on */
+    size_t sent_units;    /* members of the statement in flight, observed when it commits */
     struct db_job *job;
     struct event *timer;  /* the start at the end of the loop turn; the pause before a retry */
 };
@@ -288,6 +291,20 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
                                           : err);
         return;
     }
+    if (conflict[0] && t->guessed) { /* a key guessed absent has a row: load it, apply them all again */
+        t->guessed = false;
+        t->no_guess = true;
+        metrics.write_guesses_wrong++;
+        train_leave_ended(t);
+        if (!t->live) {
+            train_end(t, WP_OK, NULL);
+            return;
+        }
+        train_load(t);
+        return;
+    }
+    if (!conflict[0] && t->sent_units) metrics_observe_size(&metrics.write_merged_units, (double)t->sent_units);
+    t->sent_units = 0;
     bool retry = conflict[0] && ++t->attempts <= t->cfg->pg_max_retries;
     for (size_t i = 0; i < t->nmembers; i++) {
         if (!t->members[i].wp) continue;
@@ -409,6 +426,7 @@ static void train_load_done(enum store_status st, const char *err, const struct 
     if (!send) { /* nothing changed, decided on rows read from the database */
         bool none = false;
         metrics.write_unchanged_fresh += t->live;
+        t->sent_units = 0; /* no statement */
         train_cas_done(STORE_OK, NULL, &none, t);
         return;
     }
@@ -435,7 +453,7 @@ static void train_load_done(enum store_status st, const char *err, const struct 
         x->checksum = codec_crc32c(x->bits, len);
         x->inc = s->version - s->k.version;
     }
-    metrics_observe_size(&metrics.write_merged_units, (double)t->live);
+    t->sent_units = t->live;
     if (!(t->job = store_cas(t->st, w, nw, 1, train_cas_done, t))) train_cas_done(STORE_ERROR, "out of memory", NULL, t);
 }
 
@@ -464,10 +482,13 @@ static void train_load(struct wp_train *t)
         if (t->slots[i]->used) keys[n++] = (struct store_key){(const uint8_t *)t->slots[i]->k.key, t->slots[i]->k.keylen};
     struct store_row rows[TRAIN_MAX_SLOTS];
     struct cache_blob *held[TRAIN_MAX_SLOTS];
-    if (store_peek(t->st, keys, n, rows, held)) { /* all cached: no loop turn to wait for */
+    bool ok = t->no_guess ? store_peek(t->st, keys, n, rows, held)
+                          : store_peek_or_guess(t->st, keys, n, rows, held, &t->guessed);
+    if (ok) { /* all cached (or guessed absent): no loop turn to wait for */
         train_load_done(STORE_OK, NULL, rows, t);
         store_peek_release(held, n);
         return;
     }
+    t->guessed = false;
     if (!(t->job = store_load(t->st, keys, n, 0, train_load_done, t))) train_end(t, WP_FAILED, "out of memory");
 }

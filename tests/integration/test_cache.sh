@@ -168,6 +168,31 @@ check "... in fewer statements than writes (grouped)" yes "$([[ $stmts -lt $call
 check "every key written by the benchmark holds its bit" 0 \
   "$("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps WHERE key LIKE '${P}gc:%'::bytea AND cardinality <> 1")"
 
+# ---- keys missing from the cache, guessed absent -------------------------------------------------
+# Once most recent misses found no row, a train writes a missing key on the guess that
+# it has none (no load first); the compare-and-swap checks the guess, and a key that
+# had a row after all is loaded and written again, answering from its real bits.
+a_metric() { # NAME — a counter of instance A
+  BASE_URL=$A_URL http GET /metrics
+  awk -v n="$1" '$1 == n {print $2 + 0}' <<<"$HTTP_BODY"
+}
+for i in $(seq 30); do redis-cli -p "$A_R" setbit "${P}fresh:$i" 3 1 >/dev/null; done # misses with no row
+g0=$(a_metric bitmapd_write_guessed_absent_keys_total)
+w0=$(a_metric bitmapd_write_guesses_wrong_total)
+c0=$(a_metric bitmapd_write_conflicts_total)
+check "after 30 new keys, a SETBIT of one more is written without a load (guessed absent)" "0|$((g0 + 1))" \
+  "$(redis-cli -p "$A_R" setbit "${P}fresh:31" 3 1)|$(a_metric bitmapd_write_guessed_absent_keys_total)"
+"${PSQL[@]}" -c "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes)
+                 SELECT convert_to('${P}guess', 'UTF8'), 5, bits, cardinality, checksum, nbytes
+                   FROM bitmapd.bitmaps WHERE key = convert_to('${P}fresh:1', 'UTF8')"
+check "SETBIT of a key A never saw, inserted by hand with bit 3 set, answers the old bit 1" 1 \
+  "$(redis-cli -p "$A_R" setbit "${P}guess" 3 0)"
+check "... its guess was wrong once, and that is not a conflict" "$((w0 + 1))|$c0" \
+  "$(a_metric bitmapd_write_guesses_wrong_total)|$(a_metric bitmapd_write_conflicts_total)"
+check "... and it wrote over the row: version 6, no member" "6|0" \
+  "$("${PSQL[@]}" -c "SELECT version || '|' || cardinality FROM bitmapd.bitmaps WHERE key = convert_to('${P}guess', 'UTF8')")"
+check "B reads the bit cleared" 0 "$(getbit "$B_R" "${P}guess" 3)"
+
 # ---- TRUNCATE empties every cache ----------------------------------------------------------------
 getbit "$B_R" "${P}k1" 5 >/dev/null
 "${PSQL[@]}" -c "CREATE TEMP TABLE keep AS SELECT * FROM bitmapd.bitmaps; TRUNCATE bitmapd.bitmaps;

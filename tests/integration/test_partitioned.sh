@@ -270,8 +270,11 @@ DURING_HTTP=$!
 DURING_RESP=$!
 waiters() { sql "SELECT count(*) FROM pg_stat_activity WHERE $LOCK_BACKEND = ANY (pg_blocking_pids(pid))"; }
 # shellcheck disable=SC2016  # evaluated by wait_for
-wait_for "both writes wait on the conversion's lock" '[[ $(waiters) -ge 2 ]]'
-check_match "an HTTP check-in and a RESP SETBIT wait on the conversion's lock (statements waiting)" '^([2-9]|[1-9][0-9])$' "$(waiters)"
+# Both may wait in one statement: keys missing from the cache, once most misses had no
+# row, are written without a load first, and writes of one loop turn share a statement.
+wait_for "the writes wait on the conversion's lock" '[[ $(waiters) -ge 1 ]]'
+check_match "an HTTP check-in and a RESP SETBIT wait on the conversion's lock (statements waiting)" '^[1-9][0-9]*$' "$(waiters)"
+sleep 0.5 # the second write, if it was not in the first statement, is queued behind it
 printf 'COMMIT;\n' >&8
 exec 8>&-
 wait "$LOCK_PID" 2>/dev/null
