@@ -94,7 +94,8 @@ bool store_peek(struct store *st, const struct store_key *keys, size_t n, struct
 void store_peek_release(struct cache_blob **held, size_t n);
 /* As store_peek, for writers whose compare-and-swap checks every row it was given
  * (trains): when the recent loads of keys missing from the cache found mostly no row
- * (new keys: a day's first check-ins, random keys), a missing key is guessed absent —
+ * (new keys: a day's first check-ins, random keys), a missing key not known to be
+ * chunked is guessed absent —
  * found false, cached true (not checked against the database) — instead of being
  * loaded, which saves the load's round trip and statement. A wrong guess is a
  * conflict of the write (its group is not written); the writer then loads. *guessed

@@ -125,7 +125,8 @@ static void render_store(struct evbuffer *out, const struct app *app)
             "Keys missing from the cache that a train wrote on the guess that they had no row, without loading them.",
             metrics.write_guessed_absent);
     counter(out, "bitmapd_write_guesses_wrong_total",
-            "Trains whose guessed-absent key had a row after all: loaded and applied again (not a conflict).",
+            "Trains with a key guessed absent whose statement did not commit (mostly: the key had a row): "
+            "loaded and applied again, not counted as a conflict.",
             metrics.write_guesses_wrong);
     counter(out, "bitmapd_write_unchanged_fresh_units_total",
             "Merged write units that changed nothing, decided on rows just read from the database (no statement).",

@@ -215,6 +215,7 @@ static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size
         ctx->held[k].blob = blob; /* freed with ctx */
         row->bits = blob->data;
         row->len = blob->len;
+        row->checked = blob->checked;
         /* checked above, chunk by chunk and against the head: the joined bits carry
          * their own checksum from here on */
         row->checksum = v.checksum = codec_crc32c(blob->data, blob->len);
@@ -1193,7 +1194,7 @@ bool store_peek_or_guess(struct store *st, const struct store_key *keys, size_t 
         struct cache_val v;
         if (cached_row(st, &keys[i], &v, &rows[i])) {
             held[i] = v.blob;
-        } else if (st->absent_score >= ABSENT_GUESS) {
+        } else if (st->absent_score >= ABSENT_GUESS && !store_chunks_known(st->chunks, keys[i].key, keys[i].len)) {
             rows[i] = (struct store_row){.found = false, .nbytes = -1, .cached = true};
             held[i] = NULL;
             nguess++;

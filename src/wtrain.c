@@ -291,9 +291,9 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
                                           : err);
         return;
     }
-    if (conflict[0] && t->guessed) { /* a key guessed absent has a row: load it, apply them all again */
+    if (conflict[0]) t->no_guess = true; /* its keys were dropped from the cache, and exist */
+    if (conflict[0] && t->guessed) { /* most likely a key guessed absent has a row: load, apply them all again */
         t->guessed = false;
-        t->no_guess = true;
         metrics.write_guesses_wrong++;
         train_leave_ended(t);
         if (!t->live) {
