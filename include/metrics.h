@@ -28,7 +28,7 @@ struct metrics_counters {
     unsigned long long write_conflicts;      /* write units whose version check failed */
     unsigned long long write_retries_exhausted;
     unsigned long long write_guessed_absent;   /* keys a train wrote on the guess that they had no row */
-    unsigned long long write_guesses_wrong;    /* trains whose guess met a row: loaded and applied again */
+    unsigned long long write_guesses_wrong;    /* guessing trains that did not commit: loaded and applied again */
     unsigned long long write_unchanged_fresh;  /* merged write units that changed nothing, decided
                                                   on rows just read from the database: no statement */
     unsigned long long http_auth_failures;

@@ -502,6 +502,16 @@ fail:
     "     OR EXISTS (SELECT 1 FROM v JOIN cur ON cur.key = v.key" \
     "                 WHERE v.grp NOT IN (SELECT grp FROM bad) AND " abort_when ")"
 
+/* The upsert of the chunk rows in CTE c (key, lo, hi, bits, card, crc) that carry bits,
+ * leaving unchanged rows unwritten; both chunk statements use it. */
+#define SQL_CHUNKS_PUT \
+    " cput AS (INSERT INTO bitmapd.chunks AS x (key, lo, hi, bits, cardinality, checksum)" \
+    "          SELECT key, lo, hi, bits, card, crc FROM c WHERE bits IS NOT NULL ORDER BY key, lo" \
+    "          ON CONFLICT (key, lo) DO UPDATE" \
+    "                SET hi = excluded.hi, bits = excluded.bits, cardinality = excluded.cardinality," \
+    "                    checksum = excluded.checksum" \
+    "              WHERE x.hi <> excluded.hi OR x.bits <> excluded.bits),"
+
 static const char SQL_CAS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
     "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int4[], $16::int8[])"
@@ -514,12 +524,7 @@ static const char SQL_CAS[] =
     " c AS (SELECT * FROM unnest($10::bytea[], $11::int4[], $12::int4[], $13::bytea[], $14::int8[], $15::int8[])"
     "                  AS t(key, lo, hi, bits, card, crc)"
     "        WHERE t.key IN (SELECT key FROM done)),"
-    " cput AS (INSERT INTO bitmapd.chunks AS x (key, lo, hi, bits, cardinality, checksum)"
-    "          SELECT key, lo, hi, bits, card, crc FROM c WHERE bits IS NOT NULL ORDER BY key, lo"
-    "          ON CONFLICT (key, lo) DO UPDATE"
-    "                SET hi = excluded.hi, bits = excluded.bits, cardinality = excluded.cardinality,"
-    "                    checksum = excluded.checksum"
-    "              WHERE x.hi <> excluded.hi OR x.bits <> excluded.bits),"
+    SQL_CHUNKS_PUT
     " cdel AS (DELETE FROM bitmapd.chunks x USING done d"
     "           WHERE x.key = d.key"
     "             AND (NOT d.chunked"
@@ -540,6 +545,13 @@ static const char SQL_CAS_ROWS[] =
     SQL_CAS_HEADS
     SQL_CAS_ANSWER("cur.chunked AND v.bits IS NOT NULL");
 
+/* The answer of the one-key statements, as SQL_CAS_ANSWER gives it: the key's group
+ * when the head update (CTE cte) matched no row, and the transaction's id. */
+#define SQL_CAS_ONE_ANSWER(cte) \
+    " SELECT ($6::int4[])[1], NULL::int8 WHERE NOT EXISTS (SELECT 1 FROM " cte ")" \
+    " UNION ALL" \
+    " SELECT NULL, txid_current() % 4294967296"
+
 /* SQL_CAS_ROWS's answer for the commonest batch, one existing row written (a hot key
  * between commits): a plain UPDATE of the row at its version, with the same
  * parameters and answer. The general statement's lock step, joins and sorts cost
@@ -552,9 +564,7 @@ static const char SQL_CAS_ONE[] =
     "                    nbytes = ($7::int8[])[1], version = b.version + ($8::int8[])[1], updated_at = now()"
     "              WHERE b.key = ($1::bytea[])[1] AND b.version = ($2::int8[])[1] AND octet_length(b.bits) > 0"
     "          RETURNING 1)"
-    " SELECT ($6::int4[])[1], NULL::int8 WHERE NOT EXISTS (SELECT 1 FROM upd)"
-    " UNION ALL"
-    " SELECT NULL, txid_current() % 4294967296";
+    SQL_CAS_ONE_ANSWER("upd");
 
 /* The same for one chunked row whose chunk directory is known (a hot big key): the
  * head is updated at its version and at the transaction that wrote the directory (the
@@ -571,17 +581,10 @@ static const char SQL_CAS_ONE_CHUNKED[] =
     " c AS (SELECT * FROM unnest($10::bytea[], $11::int4[], $12::int4[], $13::bytea[], $14::int8[], $15::int8[])"
     "                  AS t(key, lo, hi, bits, card, crc)"
     "        WHERE EXISTS (SELECT 1 FROM h)),"
-    " cput AS (INSERT INTO bitmapd.chunks AS x (key, lo, hi, bits, cardinality, checksum)"
-    "          SELECT key, lo, hi, bits, card, crc FROM c WHERE bits IS NOT NULL ORDER BY lo"
-    "          ON CONFLICT (key, lo) DO UPDATE"
-    "                SET hi = excluded.hi, bits = excluded.bits, cardinality = excluded.cardinality,"
-    "                    checksum = excluded.checksum"
-    "              WHERE x.hi <> excluded.hi OR x.bits <> excluded.bits),"
+    SQL_CHUNKS_PUT
     " cdel AS (DELETE FROM bitmapd.chunks x USING c"
     "           WHERE x.key = c.key AND x.lo = c.lo AND c.bits IS NULL)"
-    " SELECT ($6::int4[])[1], NULL::int8 WHERE NOT EXISTS (SELECT 1 FROM h)"
-    " UNION ALL"
-    " SELECT NULL, txid_current() % 4294967296";
+    SQL_CAS_ONE_ANSWER("h");
 
 #define CAS_MAX_BYTES (64u << 20) /* bits and keys of one statement, unless one call alone is more */
 
@@ -1167,50 +1170,48 @@ void store_free(struct store *st)
     free(st);
 }
 
+/* The rows of n keys from the cache; with guess, a missing key not known to be chunked
+ * is taken as absent (unchecked) while most recent misses had no row. False, with
+ * nothing held, when a key is neither. */
+static bool peek(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
+                 struct cache_blob **held, bool guess, size_t *nguess)
+{
+    size_t i;
+    *nguess = 0;
+    for (i = 0; i < n; i++) {
+        struct cache_val v;
+        if (cached_row(st, &keys[i], &v, &rows[i])) {
+            held[i] = v.blob;
+        } else if (guess && st->absent_score >= ABSENT_GUESS &&
+                   !store_chunks_known(st->chunks, keys[i].key, keys[i].len)) {
+            rows[i] = (struct store_row){.found = false, .nbytes = -1, .cached = true};
+            held[i] = NULL;
+            (*nguess)++;
+        } else {
+            store_peek_release(held, i);
+            return false;
+        }
+    }
+    st->stats.loads++;
+    st->stats.load_keys_cached += n - *nguess;
+    return true;
+}
+
 bool store_peek(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
                 struct cache_blob **held)
 {
-    size_t i;
-    for (i = 0; i < n; i++) {
-        struct cache_val v;
-        if (!cached_row(st, &keys[i], &v, &rows[i])) break;
-        held[i] = v.blob;
-    }
-    if (i == n) {
-        st->stats.loads++;
-        st->stats.load_keys_cached += n;
-        return true;
-    }
-    store_peek_release(held, i);
-    return false;
+    size_t nguess;
+    return peek(st, keys, n, rows, held, false, &nguess);
 }
 
 bool store_peek_or_guess(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
                          struct cache_blob **held, bool *guessed)
 {
-    size_t i, nguess = 0;
-    *guessed = false;
-    for (i = 0; i < n; i++) {
-        struct cache_val v;
-        if (cached_row(st, &keys[i], &v, &rows[i])) {
-            held[i] = v.blob;
-        } else if (st->absent_score >= ABSENT_GUESS && !store_chunks_known(st->chunks, keys[i].key, keys[i].len)) {
-            rows[i] = (struct store_row){.found = false, .nbytes = -1, .cached = true};
-            held[i] = NULL;
-            nguess++;
-        } else {
-            break;
-        }
-    }
-    if (i < n) {
-        store_peek_release(held, i);
-        return false;
-    }
-    st->stats.loads++;
-    st->stats.load_keys_cached += n - nguess;
+    size_t nguess;
+    bool ok = peek(st, keys, n, rows, held, true, &nguess);
     metrics.write_guessed_absent += nguess;
     *guessed = nguess > 0;
-    return true;
+    return ok;
 }
 
 void store_peek_release(struct cache_blob **held, size_t n)

@@ -291,21 +291,17 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
                                           : err);
         return;
     }
-    if (conflict[0]) t->no_guess = true; /* its keys were dropped from the cache, and exist */
-    if (conflict[0] && t->guessed) { /* most likely a key guessed absent has a row: load, apply them all again */
-        t->guessed = false;
-        metrics.write_guesses_wrong++;
-        train_leave_ended(t);
-        if (!t->live) {
-            train_end(t, WP_OK, NULL);
-            return;
-        }
-        train_load(t);
-        return;
-    }
     if (!conflict[0] && t->sent_units) metrics_observe_size(&metrics.write_merged_units, (double)t->sent_units);
     t->sent_units = 0;
-    bool retry = conflict[0] && ++t->attempts <= t->cfg->pg_max_retries;
+    /* A train that guessed keys absent and did not commit most likely met a row it
+     * guessed away: it loads and applies again, once (no_guess), as neither a conflict
+     * nor a retry. After any conflict the train loads every key: its keys were dropped
+     * from the cache, and exist. */
+    bool guess_wrong = conflict[0] && t->guessed;
+    t->guessed = false;
+    if (conflict[0]) t->no_guess = true;
+    if (guess_wrong) metrics.write_guesses_wrong++;
+    bool retry = guess_wrong || (conflict[0] && ++t->attempts <= t->cfg->pg_max_retries);
     for (size_t i = 0; i < t->nmembers; i++) {
         if (!t->members[i].wp) continue;
         struct wp_unit *u = member_unit(&t->members[i]);
@@ -319,6 +315,7 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
             wp_unit_end(t->members[i].wp, u, u->verdict);
             continue;
         }
+        if (guess_wrong) continue;
         metrics.write_conflicts++;
         if (retry) {
             metrics.write_retries++;
