@@ -56,6 +56,10 @@ bool cache_enabled(const struct cache *c);
 /* A hit fills *out and takes a reference on out->blob (release with cache_blob_unref). */
 bool cache_get(struct cache *c, const void *key, size_t len, struct cache_val *out) WUR;
 
+/* A read served from memory by something other than the cache (the write-behind
+ * log's pending images): counted as a hit. */
+void cache_count_hit(struct cache *c);
+
 /* The point in the stream of notifications a statement is sent at. */
 uint64_t cache_mark(const struct cache *c);
 

@@ -45,6 +45,11 @@ struct config {
     int pg_write_statements; /* group commit: write statements in flight at once */
     int pg_load_statements;  /* coalesced loads in flight at once */
     int pg_chunk_bytes;      /* a bitmap encoded longer is stored in chunk rows of about this size */
+    int wlog_enabled;        /* [wlog] enabled: acknowledge small writes after one append to the log */
+    int wlog_max_keys;       /* keys pending (acknowledged, not folded) at most */
+    int wlog_fold_ms;        /* pending images are folded at most this long after their append */
+    int wlog_max_value_bytes; /* a bigger value is written in place, not through the log */
+    int wlog_cooldown_s;     /* after being asked to let go, the lease is not taken again for this long */
     /* [cache] */
     int cache_max_mb;        /* hot bitmaps kept in memory; 0: no cache */
     /* [inbox] */

@@ -79,6 +79,17 @@ bool db_listen(struct db *db, const char *channel, db_notify_cb on_notify, db_li
                void *arg) WUR;
 bool db_listening(const struct db *db);
 
+/* This process's instance token (16 hex digits), the setting bitmapd.instance of
+ * every connection it opens. */
+const char *db_instance(const struct db *db);
+
+/* Runs one statement on the LISTEN connection, whose session lasts as long as the
+ * listener is up (a session-level advisory lock taken there is released when the
+ * listener goes down, which the store notices). NULL when the listener is not up or
+ * is busy with another statement. */
+struct db_job *db_listener_query(struct db *db, const char *sql, int nparams, const struct db_param *params,
+                                 db_cb cb, void *arg) WUR;
+
 /* Big-endian int8 of a binary-format result cell. */
 int64_t db_value_int8(const PGresult *res, int row, int col);
 

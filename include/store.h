@@ -110,8 +110,31 @@ struct event_base *store_event_base(struct store *st);
 struct store_stats {
     unsigned long cas_statements, cas_calls, cas_keys, loads, load_statements, load_keys_db, load_keys_cached;
     unsigned long max_batch_calls;
+    unsigned long append_keys; /* images acknowledged through the write-behind log */
 };
 void store_get_stats(const struct store *st, struct store_stats *out);
+
+/* cb(true, arg) once every write acknowledged before the call is in the table itself,
+ * not only in the write-behind log: for statements that read bitmapd.bitmaps in SQL
+ * (SCAN, KEYS, DBSIZE, listings). cb(false) if that could not be had (the database is
+ * away, or another instance's log stays unfolded for about 10 s). Always on a later
+ * turn of the loop. */
+bool store_fold_barrier(struct store *st, void (*cb)(bool ok, void *arg), void *arg) WUR;
+
+/* db_query() of a statement that reads bitmapd.bitmaps in SQL, sent once every write
+ * acknowledged before the call is in the table (store_fold_barrier; at once when no
+ * write-behind log is in use). sql must outlive the call (a literal); the parameters
+ * are copied. A barrier that fails answers cb with DB_UNAVAILABLE. */
+#define STORE_QUERY_MAX_PARAMS 8
+bool store_query_folded(struct store *st, const char *sql, int nparams, const struct db_param *params, db_cb cb,
+                        void *arg) WUR;
+
+/* Shutting down: the write-behind log is folded and its lease let go, and never taken
+ * again. True once that is done (call again until it is, or until a deadline). */
+bool store_wlog_stop(struct store *st);
+
+struct wlog_stats;
+void store_get_wlog_stats(const struct store *st, struct wlog_stats *out);
 
 /* A trivial round trip, for health checks. */
 struct db_job *store_ping(struct store *st, db_cb cb, void *arg) WUR;

@@ -180,6 +180,8 @@ void cache_set_enabled(struct cache *c, bool on)
 
 bool cache_enabled(const struct cache *c) { return c->enabled; }
 
+void cache_count_hit(struct cache *c) { c->st.hits++; }
+
 bool cache_get(struct cache *c, const void *key, size_t len, struct cache_val *out)
 {
     struct entry *e;

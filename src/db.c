@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 
@@ -62,7 +64,8 @@ struct db {
     struct event_base *base;
     const struct config *cfg;
     char *dsn;
-    char options[128];
+    char options[192];
+    char instance[17]; /* this process's token: the setting bitmapd.instance of every connection */
     struct db_conn *conns;
     int nconns;
     struct job_queue queue;
@@ -605,8 +608,20 @@ struct db *db_new(struct event_base *base, const struct config *cfg, const char 
      * bind against 0.155 ms of execution for a one-key write, in PostgreSQL's
      * log_min_duration_statement), which capped a hot key's commits per second.
      * Unnamed statements are planned for their parameters either way. */
-    snprintf(db->options, sizeof(db->options), "-c statement_timeout=%d -c plan_cache_mode=force_generic_plan",
-             cfg->pg_query_timeout_ms);
+    {   /* the instance token names this process's connections to the write-behind log's
+         * guard (migration 0009): random, so two processes never share one */
+        uint8_t r[8] = {0};
+        FILE *f = fopen("/dev/urandom", "rb");
+        if (!f || fread(r, 1, sizeof(r), f) != sizeof(r)) {
+            uint64_t x = (uint64_t)time(NULL) * 6364136223846793005u ^ (uint64_t)getpid() << 17 ^ (uint64_t)(uintptr_t)db;
+            memcpy(r, &x, sizeof(r));
+        }
+        if (f) fclose(f);
+        for (int i = 0; i < 8; i++) snprintf(db->instance + 2 * i, 3, "%02x", r[i]);
+    }
+    snprintf(db->options, sizeof(db->options),
+             "-c statement_timeout=%d -c plan_cache_mode=force_generic_plan -c bitmapd.instance=%s",
+             cfg->pg_query_timeout_ms, db->instance);
     if (!db->dsn || !db->conns) goto err;
     for (int i = 0; i < db->nconns; i++) {
         struct db_conn *c = &db->conns[i];
@@ -648,6 +663,19 @@ bool db_listen(struct db *db, const char *channel, db_notify_cb on_notify, db_li
 }
 
 bool db_listening(const struct db *db) { return db->listen_up; }
+
+const char *db_instance(const struct db *db) { return db->instance; }
+
+struct db_job *db_listener_query(struct db *db, const char *sql, int nparams, const struct db_param *params,
+                                 db_cb cb, void *arg)
+{
+    struct db_conn *c = db->listen;
+    struct db_job *job;
+    if (!c || !db->listen_up || c->state != CONN_IDLE || c->job) return NULL;
+    if (!(job = job_new(db, sql, nparams, params, cb, arg))) return NULL;
+    conn_run(c, job);
+    return job;
+}
 
 static void conn_free(struct db_conn *c)
 {

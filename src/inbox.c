@@ -1119,7 +1119,7 @@ static void drop_all_next(struct drop_all *d)
         "   AND cardinality > 0"
         " ORDER BY key LIMIT 500"; /* DROP_ALL_PAGE */
     struct db_param p[1] = {{d->last_key, (int)d->last_len, 1}};
-    if (!db_query(d->c->app->db, sql, 1, p, drop_all_keys_loaded, d)) drop_all_fail(d, 500, "internal", "out of memory");
+    if (!store_query_folded(d->c->app->store, sql, 1, p, drop_all_keys_loaded, d)) drop_all_fail(d, 500, "internal", "out of memory");
 }
 
 static void drop_all_start(struct http_ctx *c, uint32_t bound)

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cache.h"
+#include "store_wlog.h"
 #include "http.h"
 #include "resp.h"
 
@@ -133,6 +134,27 @@ static void render_store(struct evbuffer *out, const struct app *app)
             metrics.write_unchanged_fresh);
     counter(out, "bitmapd_corrupt_rows_total", "Stored rows that failed validation when read (each time read).",
             metrics.corrupt_rows);
+
+    {
+        struct wlog_stats ws;
+        store_get_wlog_stats(app->store, &ws);
+        gauge(out, "bitmapd_wlog_holder", "1 while this instance holds the write-behind log's lease.", ws.holder);
+        gauge(out, "bitmapd_wlog_pending_keys", "Keys acknowledged through the write-behind log, not folded yet.",
+              (double)ws.pending);
+        gauge(out, "bitmapd_wlog_pending_bytes", "Bytes of the pending images (keys and values).",
+              (double)ws.pending_bytes);
+        counter(out, "bitmapd_wlog_appends_total", "Rows appended to the write-behind log.", ws.appends);
+        counter(out, "bitmapd_wlog_append_keys_total", "Images acknowledged through the write-behind log.",
+                ss.append_keys);
+        counter(out, "bitmapd_wlog_folds_total", "Folds of the pending images into bitmapd.bitmaps.", ws.folds);
+        counter(out, "bitmapd_wlog_folded_keys_total", "Images written by folds.", ws.fold_keys);
+        counter(out, "bitmapd_wlog_leases_total", "Times this instance took the lease.", ws.leases);
+        counter(out, "bitmapd_wlog_yields_total", "Times this instance was asked to fold and let go.", ws.yields);
+        counter(out, "bitmapd_wlog_recovered_rows_total", "Log rows left by a stopped holder and folded here.",
+                ws.recovered_rows);
+        counter(out, "bitmapd_wlog_blocked_total",
+                "Statements held back because another instance's log was not folded.", ws.blocked);
+    }
 
     gauge(out, "bitmapd_cache_enabled", "1 while the cache is in use.", cache_enabled(store_cache(app->store)));
     counter(out, "bitmapd_cache_hits_total", "Reads answered from the cache.", cs.hits);

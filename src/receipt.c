@@ -551,7 +551,7 @@ void receipt_read(struct http_ctx *c)
     id_text(g, group);
     id_text(u, user);
     struct db_param p[3] = {{g, 0, 0}, {u, 0, 0}, {o->key, (int)o->keylen, 1}};
-    if (!db_query(c->app->db,
+    if (!store_query_folded(c->app->store,
                   "SELECT (SELECT member_id::bigint FROM bitmapd.group_members"
                   "         WHERE group_id = $1::bigint AND user_id = $2::bigint),"
                   "       EXISTS (SELECT 1 FROM bitmapd.bitmaps WHERE key = $3::bytea AND cardinality > 0)::int::bigint",

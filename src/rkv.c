@@ -1336,7 +1336,8 @@ void rkv_dbsize(struct rcmd *c, void (*cb)(struct rcmd *c, long long n, const ch
     struct dbsize_op *o = malloc(sizeof(*o));
     if (!o) return cb(c, -1, "out of memory");
     *o = (struct dbsize_op){c, cb};
-    if (!db_query(c->app->db, "SELECT count(*) FROM bitmapd.bitmaps WHERE " EXISTS_SQL, 0, NULL, dbsize_done, o)) {
+    if (!store_query_folded(c->app->store, "SELECT count(*) FROM bitmapd.bitmaps WHERE " EXISTS_SQL, 0, NULL, dbsize_done,
+                            o)) {
         free(o);
         cb(c, -1, "out of memory");
     }
@@ -1437,7 +1438,7 @@ static void cmd_scan(struct rcmd *c)
     snprintf(cur, sizeof(cur), "%lld", cursor);
     snprintf(lim, sizeof(lim), "%lld", o->count + 1);
     struct db_param p[2] = {{cur, 0, 0}, {lim, 0, 0}};
-    if (!db_query(c->app->db,
+    if (!store_query_folded(c->app->store,
                   "SELECT key, bitmapd.key_hash(key) FROM bitmapd.bitmaps"
                   " WHERE bitmapd.key_hash(key) >= $1::bigint AND " EXISTS_SQL
                   " ORDER BY bitmapd.key_hash(key) LIMIT $2::int",
@@ -1525,7 +1526,7 @@ static void keys_next(struct keys_op *o)
     struct db_param p[2] = {{from, (int)from_len, 1}, {o->started ? "1" : "0", 0, 0}};
     o->started = true;
     /* the second column is NULL for rows that are not keys (deleted) */
-    if (!db_query(c->app->db,
+    if (!store_query_folded(c->app->store,
                   "SELECT key, CASE WHEN " EXISTS_SQL " THEN 1 END FROM bitmapd.bitmaps"
                   " WHERE (key > $1::bytea OR ($2::int = 0 AND key = $1::bytea))"
                   " ORDER BY key LIMIT 1000",

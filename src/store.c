@@ -16,11 +16,12 @@
 #include "metrics.h"
 #include "pgbin.h"
 #include "store_chunks.h"
+#include "store_wlog.h"
 
 struct cas_call;
 struct load_ctx;
 
-enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED }; /* prepared once per connection (db_query_prepared) */
+enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED, STMT_APPEND }; /* prepared once per connection (db_query_prepared) */
 
 struct store {
     struct db *db;
@@ -31,6 +32,8 @@ struct store {
     size_t queued_keys;           /* keys of the calls in the write queue */
     struct load_ctx *load_queue;  /* reads waiting for the next load statement */
     struct load_ctx *ready;       /* reads answered from the cache, for the next turn */
+    struct load_ctx *load_waiting; /* reads held back by the write-behind log, for after wait_ev */
+    struct cas_call *cas_waiting; /* writes held back by the log's guard, for after wait_ev */
     struct event *ready_ev;
     struct event *flush_ev;       /* sends what waits, once the loop turn's callbacks have queued */
     int loads_in_flight;
@@ -41,6 +44,9 @@ struct store {
     unsigned recheck_logged_gen;  /* listen_gen whose failed check was logged */
     struct sent_node *checks;     /* trigger checks in flight, for store_free */
     struct store_chunks *chunks;  /* chunked keys: what this instance knows of them */
+    struct wlog *wl;              /* the write-behind log (store_wlog.h) */
+    struct cas_call *parked;      /* writes of pending keys waiting for a fold or the lease */
+    struct event *wait_ev;        /* a pause before sending again what the log's guard held back */
     unsigned absent_score;        /* 0..ABSENT_ONE: how many of the recent cache misses
                                      loaded found no row, decaying (store_peek_or_guess) */
     struct store_stats stats;
@@ -90,7 +96,13 @@ static const char SQL_LOAD[] =
     "                  WHERE c.key = k.key) END"
     "  FROM unnest($1::bytea[], $2::int8[], $3::int8[]) WITH ORDINALITY AS k(key, ver, xid, ord)"
     "  CROSS JOIN LATERAL (SELECT x.version, x.bits, x.cardinality, x.checksum, x.nbytes, x.xmin"
-    "                        FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1) b";
+    "                        FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1) b"
+    /* a write-behind log with rows: only its holder may trust the rows (ord 0; column
+     * 1 says whether anyone holds the lease) */
+    " UNION ALL"
+    " SELECT 0, pg_try_advisory_xact_lock_shared(" WLOG_LEASE_LOCK ")::int4::int8, NULL, NULL, NULL, NULL, NULL,"
+    "        NULL, NULL"
+    "  WHERE EXISTS (SELECT 1 FROM bitmapd.wlog)";
 
 struct load_ctx {
     struct load_ctx *next;
@@ -110,6 +122,7 @@ struct load_ctx {
     size_t *keyoff;           /* per sent key: offset in keybuf (nsent + 1 entries) */
     bool *seen;
     uint64_t mark;
+    int waits;                /* times the write-behind log held it back */
 };
 
 /* A batch (or a check) whose statement is in flight, listed so that store_free can free it if
@@ -168,7 +181,10 @@ static void row_from_val(struct store_row *row, const struct cache_val *v)
  * *held takes the reference on its bits. */
 static bool cached_row(struct store *st, const struct store_key *key, struct cache_val *held, struct store_row *row)
 {
-    if (!cache_get(st->cache, key->key, key->len, held)) return false;
+    if (wlog_lookup(st->wl, key->key, key->len, held))
+        cache_count_hit(st->cache);
+    else if (!cache_get(st->cache, key->key, key->len, held))
+        return false;
     row_from_val(row, held);
     row->cached = true;
     return true;
@@ -179,6 +195,21 @@ static const uint8_t *sent_key(const struct load_ctx *ctx, size_t pos, size_t *l
 {
     *len = ctx->keyoff[pos + 1] - ctx->keyoff[pos];
     return ctx->keybuf + ctx->keyoff[pos];
+}
+
+/* A key whose image is pending in the write-behind log (written since the load was
+ * sent, or recovered meanwhile) takes the image: the row under it is older. */
+static bool load_take_pending(struct load_ctx *ctx, size_t pos)
+{
+    size_t len, k = ctx->sent[pos];
+    const uint8_t *key = sent_key(ctx, pos, &len);
+    struct cache_val v;
+    if (!wlog_lookup(ctx->st->wl, key, len, &v)) return false;
+    cache_blob_unref(ctx->held[k].blob);
+    ctx->held[k] = v;
+    row_from_val(&ctx->rows[k], &v);
+    ctx->rows[k].cached = true;
+    return true;
 }
 
 /* Row i of the statement's result is the key at position pos of ctx. */
@@ -195,6 +226,7 @@ static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size
                           .xid = (uint32_t)db_value_int8(res, i, 6)};
     struct store_row *row = &ctx->rows[k];
     ctx->seen[pos] = true;
+    if (load_take_pending(ctx, pos)) return;
     if (PQgetisnull(res, i, 2) && ctx->held[k].blob) { /* the row this instance holds */
         v.blob = ctx->held[k].blob;
         /* its checksum too: a chunked head's names its chunks, not these bits */
@@ -235,7 +267,7 @@ static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size
 static void load_take_missing(struct load_ctx *ctx)
 {
     for (size_t pos = 0; pos < ctx->nsent; pos++) {
-        if (ctx->seen[pos]) continue;
+        if (ctx->seen[pos] || load_take_pending(ctx, pos)) continue;
         struct cache_val none = {.found = false, .nbytes = -1};
         size_t len;
         const uint8_t *key = sent_key(ctx, pos, &len);
@@ -275,6 +307,8 @@ static void load_ready_cb(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+static void load_hold_back(struct store *st, struct load_batch *b);
+
 static void load_batch_done(const struct db_result *r, void *arg)
 {
     struct load_batch *b = arg;
@@ -283,6 +317,13 @@ static void load_batch_done(const struct db_result *r, void *arg)
     struct load_ctx *ctx;
 
     sent_unlink(&b->sent);
+    if (s == STORE_OK && !wlog_is_holder(st->wl))
+        for (int i = PQntuples(r->res) - 1; i >= 0; i--)
+            if (db_value_int8(r->res, i, 0) == 0) { /* the log has rows: wait for its fold */
+                wlog_blocked(st->wl, db_value_int8(r->res, i, 1) == 0);
+                load_hold_back(st, b);
+                return;
+            }
     if (s == STORE_OK) {
         /* requests are in statement order: walk the rows by their ordinal */
         int nrows = PQntuples(r->res);
@@ -319,6 +360,41 @@ static void load_batch_done(const struct db_result *r, void *arg)
     free(b);
     st->loads_in_flight--;
     load_flush(st);
+}
+
+#define WLOG_WAIT_MS 20
+#define WLOG_MAX_WAITS 500 /* about 10 s */
+static const char WLOG_WAIT_ERROR[] =
+    "the write-behind log is not folded (held by another bitmapd instance, or a damaged row: see the log)";
+
+static void wait_arm(struct store *st)
+{
+    struct timeval tv = {0, WLOG_WAIT_MS * 1000};
+    if (!event_pending(st->wait_ev, EV_TIMEOUT, NULL)) event_add(st->wait_ev, &tv);
+}
+
+/* The batch's reads go back to the front of the queue after a pause (the log's holder
+ * folds meanwhile), or fail after WLOG_MAX_WAITS. */
+static void load_hold_back(struct store *st, struct load_batch *b)
+{
+    struct load_ctx *ctx, *back = NULL, **tail = &back;
+    while ((ctx = b->reqs) != NULL) {
+        b->reqs = ctx->next;
+        ctx->next = NULL;
+        if (++ctx->waits > WLOG_MAX_WAITS) {
+            ctx->status = STORE_ERROR; /* nothing was written; the reason is not the database's state */
+            ctx->err = WLOG_WAIT_ERROR;
+            load_finish(ctx);
+            continue;
+        }
+        *tail = ctx;
+        tail = &ctx->next;
+    }
+    *tail = st->load_waiting;
+    st->load_waiting = back;
+    free(b);
+    st->loads_in_flight--;
+    wait_arm(st);
 }
 
 static void load_batch_unsent(const struct db_result *r, void *arg)
@@ -418,7 +494,10 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
     ctx->seen = calloc(n ? n : 1, sizeof(*ctx->seen));
     if (!ctx->rows || !ctx->held || !ctx->sent || !ctx->keyoff || !ctx->seen) goto fail;
     for (size_t i = 0; i < n; i++) {
-        if (cached_row(st, &keys[i], &ctx->held[i], &ctx->rows[i]) && !consistent) continue;
+        /* a pending image is newer than the row: never checked against it */
+        if (cached_row(st, &keys[i], &ctx->held[i], &ctx->rows[i]) &&
+            (!consistent || wlog_pending(st->wl, keys[i].key, keys[i].len)))
+            continue;
         ctx->sent[ctx->nsent++] = i;
         total += keys[i].len;
     }
@@ -586,6 +665,42 @@ static const char SQL_CAS_ONE_CHUNKED[] =
     "           WHERE x.key = c.key AND x.lo = c.lo AND c.bits IS NULL)"
     SQL_CAS_ONE_ANSWER("h");
 
+/* The write-behind log's append (docs/design.md, "Write-behind log"): the new images
+ * ($5, one packed image each, of group $8) as one row of bitmapd.wlog, leaving out the
+ * groups that failed: a key not pending in the log whose row no longer has the version
+ * (or absence) its write was computed from ($1-$3, probed, not locked: under the
+ * lease no one else writes), or a group that failed its check against a pending
+ * image ($4). Nothing goes in unless this instance still holds the lease. The change
+ * notification names the images written ("!w," first, so that other instances know
+ * the log is in use). Answer: the groups that failed, then the transaction's id, the
+ * log row (NULL: nothing was written) and whether the lease held. */
+static const char SQL_APPEND[] =
+    "WITH bad AS (SELECT p.grp FROM unnest($1::bytea[], $2::int8[], $3::int4[]) AS p(key, ver, grp)"
+    "               LEFT JOIN LATERAL (SELECT x.version, octet_length(x.bits) = 0 AS chunked"
+    "                                    FROM bitmapd.bitmaps x WHERE x.key = p.key LIMIT 1) b ON true"
+    "              WHERE coalesce(b.version, -1) <> p.ver OR b.chunked"
+    "             UNION SELECT unnest($4::int4[])),"
+    " held AS MATERIALIZED (SELECT NOT pg_try_advisory_xact_lock_shared(" WLOG_LEASE_LOCK ")"
+    "                              AND current_setting('bitmapd.instance', true) ="
+    "                                  (SELECT holder FROM bitmapd.wlog_lease) AS ok),"
+    " good AS (SELECT * FROM unnest($5::bytea[], $6::bytea[], $7::int8[], $8::int4[]) WITH ORDINALITY"
+    "                          AS i(img, k, v, grp, ord)"
+    "           WHERE i.grp NOT IN (SELECT grp FROM bad)),"
+    " ins AS (INSERT INTO bitmapd.wlog (images)"
+    "         SELECT a FROM (SELECT array_agg(img ORDER BY ord) AS a FROM good) x"
+    "          WHERE a IS NOT NULL AND (SELECT ok FROM held)"
+    "         RETURNING seq),"
+    " n AS (SELECT pg_notify('bitmapd_changed', '!w,' || string_agg(item, ',' ORDER BY ord))"
+    "         FROM (SELECT item, ord, sum(length(item) + 1) OVER (ORDER BY ord) / 3500 AS chunk"
+    "                 FROM (SELECT encode(k, 'hex') || ':' || v || ':' || txid_current() % 4294967296 AS item, ord"
+    "                         FROM good) s) t"
+    "        WHERE EXISTS (SELECT 1 FROM ins)"
+    "        GROUP BY chunk)"
+    " SELECT grp, NULL::int8, NULL::int8, NULL::int4 FROM (SELECT DISTINCT grp FROM bad) d"
+    " UNION ALL"
+    " SELECT NULL, txid_current() % 4294967296, (SELECT seq FROM ins), (SELECT ok FROM held)::int4"
+    "   FROM (SELECT count(*) FROM n) c";
+
 #define CAS_MAX_BYTES (64u << 20) /* bits and keys of one statement, unless one call alone is more */
 
 struct cas_call {
@@ -599,6 +714,7 @@ struct cas_call {
     size_t bytes;          /* keys and bits: what the call adds to a statement */
     store_cas_cb cb;
     void *arg;
+    int waits;             /* times the write-behind log's guard held it back */
     struct db_job *handle; /* what the caller holds (and may cancel) */
     struct cache_blob **blobs; /* per write with bits: the new bits, for the cache */
     /* the outcome, while it is delivered */
@@ -610,6 +726,9 @@ struct cas_call {
 struct cas_batch {
     struct store *st;
     bool rows_only;        /* sent as SQL_CAS_ROWS */
+    bool append;           /* sent as SQL_APPEND: the write-behind log */
+    uint64_t serial;       /* the append's, for the log (wlog_append_begin) */
+    size_t nimages;
     struct cas_call *calls;
     uint64_t mark;
     int32_t ngroups;
@@ -664,6 +783,75 @@ static void cas_call_cache(struct store *st, const struct cas_call *c, enum stor
     }
 }
 
+
+/* The batch's calls go back to the queue after a pause (the log's holder folds and
+ * lets go meanwhile), or fail after WLOG_MAX_WAITS. */
+static void cas_hold_back(struct store *st, struct cas_batch *b)
+{
+    struct cas_call *c;
+    while ((c = b->calls) != NULL) {
+        b->calls = c->next;
+        if (++c->waits > WLOG_MAX_WAITS) {
+            static bool none[1];
+            c->status = STORE_ERROR; /* nothing was written */
+            c->err = WLOG_WAIT_ERROR;
+            c->conflict = none;
+            db_complete(c->handle, DB_OK, NULL);
+            cas_call_free(c);
+            continue;
+        }
+        c->next = st->cas_waiting;
+        st->cas_waiting = c;
+    }
+    free(b);
+    st->writes_in_flight--;
+    wait_arm(st);
+    cas_flush(st);
+}
+
+/* An append's answer: which groups failed, and whether the row went in. Committed
+ * images become pending in the log; an append whose fate is unknown (the connection
+ * was lost) makes the holder fold, let go and read the log again. */
+static void append_done(struct store *st, struct cas_batch *b, const struct db_result *r, enum store_status *s,
+                        bool *conflict)
+{
+    int64_t seq = -1;
+    bool lease = true;
+    uint32_t xid = 0;
+    if (*s != STORE_OK) {
+        wlog_append_end(st->wl, b->serial, -1, false);
+        if (*s == STORE_UNAVAILABLE) wlog_append_unknown(st->wl);
+        return;
+    }
+    for (int i = 0; i < PQntuples(r->res); i++) {
+        if (PQgetisnull(r->res, i, 1)) {
+            int32_t g = pgbin_int4(r->res, i, 0);
+            if (g >= 0 && g < b->ngroups) conflict[g] = true;
+            continue;
+        }
+        xid = (uint32_t)db_value_int8(r->res, i, 1);
+        if (!PQgetisnull(r->res, i, 2)) seq = db_value_int8(r->res, i, 2);
+        lease = !PQgetisnull(r->res, i, 3) && pgbin_int4(r->res, i, 3) == 1;
+    }
+    if (!lease) { /* nothing went in: every group is a conflict (then written in place) */
+        for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
+    } else {
+        size_t n = 0;
+        for (struct cas_call *c = b->calls; c; c = c->next)
+            for (size_t i = 0; i < c->n; i++) {
+                const struct store_write *w = &c->w[i];
+                if (!w->bits || !c->blobs[i] || conflict[c->first_group + w->group]) continue;
+                struct cache_val v = {.found = true, .version = (w->absent ? 0 : w->version) + write_inc(w),
+                                      .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
+                                      .nbytes = w->nbytes, .xid = xid, .blob = c->blobs[i]};
+                wlog_put(st->wl, w->key, w->keylen, &v);
+                n++;
+            }
+        st->stats.append_keys += n;
+    }
+    wlog_append_end(st->wl, b->serial, seq, !lease);
+}
+
 static void cas_batch_done(const struct db_result *r, void *arg)
 {
     struct cas_batch *b = arg;
@@ -675,16 +863,36 @@ static void cas_batch_done(const struct db_result *r, void *arg)
     uint32_t xid = 0;
 
     sent_unlink(&b->sent);
+    if (s == STORE_ERROR && r->sqlstate && strncmp(r->sqlstate, "BMW", 3) == 0 && !b->append) {
+        /* the write-behind log's guard: nothing was written; again after a pause */
+        wlog_blocked(st->wl, strcmp(r->sqlstate, "BMW01") == 0);
+        cas_hold_back(st, b);
+        free(conflict);
+        return;
+    }
+    bool parse = false;
     if (!conflict) {
         s = STORE_ERROR;
         err = "out of memory";
+        if (b->append) { /* it may have gone in: the holder reads the log again */
+            wlog_append_end(st->wl, b->serial, -1, false);
+            wlog_append_unknown(st->wl);
+        }
     } else if (s == STORE_ERROR && is_retryable(r->sqlstate)) {
         s = STORE_OK;
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
-        if (b->rows_only) /* perhaps a chunked head: its keys take SQL_CAS from now on */
+        if (b->append)
+            wlog_append_end(st->wl, b->serial, -1, false);
+        else if (b->rows_only) /* perhaps a chunked head: its keys take SQL_CAS from now on */
             for (struct cas_call *c = b->calls; c; c = c->next)
                 for (size_t i = 0; i < c->n; i++) store_chunks_seen(st->chunks, c->w[i].key, c->w[i].keylen, true);
-    } else if (s == STORE_OK) {
+    } else if (b->append) {
+        append_done(st, b, r, &s, conflict);
+        parse = s == STORE_OK;
+    } else {
+        parse = s == STORE_OK;
+    }
+    if (parse) {
         for (int i = 0; i < PQntuples(r->res); i++) {
             if (!PQgetisnull(r->res, i, 1)) {
                 xid = (uint32_t)db_value_int8(r->res, i, 1);
@@ -750,9 +958,113 @@ static void cas_batch_unsent(const struct db_result *r, void *arg)
     cas_batch_done(&fail, arg);
 }
 
+/* What a call's writes may do while the write-behind log is in use: go into the next
+ * append (small values of keys not chunked, this instance holding the lease, room
+ * for them), or else be written in place — unless a key is pending in the log, whose
+ * row is behind its image: such a call waits for the fold (or the lease) instead. */
+enum call_kind { CALL_DIRECT, CALL_LOG, CALL_PARK };
+static enum call_kind call_kind(struct store *st, const struct cas_call *c, size_t nkeys)
+{
+    bool pending = false, small = !c->chunks;
+    for (size_t i = 0; i < c->n; i++) {
+        pending |= wlog_pending(st->wl, c->w[i].key, c->w[i].keylen);
+        if (c->w[i].bits && c->w[i].len > wlog_max_value_bytes(st->wl)) small = false;
+    }
+    if (small && wlog_holding(st->wl) && wlog_room(st->wl, nkeys + c->n)) return CALL_LOG;
+    return pending ? CALL_PARK : CALL_DIRECT;
+}
+
+static struct db_job *append_send(struct store *st, struct cas_batch *b, size_t nkeys)
+{
+    struct pgarr pkeys, pvers, pgrps, bad, ikeys, ivers, imgs, igrps;
+    int32_t *imgrp = calloc(nkeys ? nkeys : 1, sizeof(*imgrp));
+    struct wlog_image *im = calloc(nkeys ? nkeys : 1, sizeof(*im));
+    struct cache_val *pend = calloc(nkeys ? nkeys : 1, sizeof(*pend));
+    bool *is_pend = calloc(nkeys ? nkeys : 1, sizeof(*is_pend));
+    size_t nprobe = 0, nbad = 0, nim = 0, packed = 0, j = 0;
+    uint8_t *buf = NULL;
+    struct db_job *job = NULL;
+
+    if (!im || !pend || !is_pend || !imgrp) goto out;
+    for (struct cas_call *c = b->calls; c; c = c->next)
+        for (size_t i = 0; i < c->n; i++, j++) {
+            const struct store_write *w = &c->w[i];
+            is_pend[j] = wlog_lookup(st->wl, w->key, w->keylen, &pend[j]);
+            if (!is_pend[j])
+                nprobe++;
+            else if (w->absent || pend[j].version != w->version)
+                nbad++;
+            if (w->bits) packed += WLOG_PACK_HEAD + wlog_pack_size(w->keylen, w->len) + WLOG_PACK_TAIL;
+        }
+    pa_begin(&pkeys, OID_BYTEA, nprobe, false);
+    pa_begin(&pvers, OID_INT8, nprobe, false);
+    pa_begin(&pgrps, OID_INT4, nprobe, false);
+    pa_begin(&bad, OID_INT4, nbad, false);
+    j = 0;
+    for (struct cas_call *c = b->calls; c; c = c->next)
+        for (size_t i = 0; i < c->n; i++, j++) {
+            const struct store_write *w = &c->w[i];
+            int32_t g = c->first_group + w->group;
+            if (!is_pend[j]) {
+                pa_elem(&pkeys, w->key, w->keylen);
+                pa_int8(&pvers, w->absent ? -1 : w->version);
+                pa_int4(&pgrps, g);
+            } else if (w->absent || pend[j].version != w->version) {
+                pa_int4(&bad, g);
+            }
+            if (w->bits) imgrp[nim] = g;
+            if (w->bits)
+                im[nim++] = (struct wlog_image){.key = w->key, .keylen = w->keylen,
+                                                .version = (w->absent ? 0 : w->version) + write_inc(w),
+                                                .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
+                                                .nbytes = w->nbytes, .bits = w->bits, .len = w->len};
+        }
+    pa_begin(&ikeys, OID_BYTEA, nim, false);
+    pa_begin(&ivers, OID_INT8, nim, false);
+    pa_begin(&imgs, OID_BYTEA, nim, false);
+    pa_begin(&igrps, OID_INT4, nim, false);
+    if ((buf = malloc(packed ? packed : 1)) != NULL)
+        for (size_t i = 0; i < nim; i++) {
+            pa_elem(&ikeys, im[i].key, im[i].keylen);
+            pa_int8(&ivers, im[i].version);
+            pa_elem(&imgs, buf, wlog_pack(buf, &im[i], 1));
+            pa_int4(&igrps, imgrp[i]);
+        }
+    if (buf && !(pkeys.oom || pvers.oom || pgrps.oom || bad.oom || ikeys.oom || ivers.oom || imgs.oom || igrps.oom)) {
+        struct db_param p[8] = {pa_param(&pkeys), pa_param(&pvers), pa_param(&pgrps), pa_param(&bad),
+                                pa_param(&imgs),  pa_param(&ikeys), pa_param(&ivers), pa_param(&igrps)};
+        b->append = true;
+        b->nimages = nim;
+        b->serial = wlog_append_begin(st->wl);
+        job = db_query_prepared(st->db, STMT_APPEND, SQL_APPEND, 8, p, cas_batch_done, b);
+        if (!job) {
+            wlog_append_end(st->wl, b->serial, -1, false);
+            b->append = false;
+        }
+    }
+    free(pkeys.buf);
+    free(pvers.buf);
+    free(pgrps.buf);
+    free(bad.buf);
+    free(ikeys.buf);
+    free(ivers.buf);
+    free(imgs.buf);
+    free(igrps.buf);
+out:
+    for (size_t i = 0; pend && is_pend && i < nkeys; i++)
+        if (is_pend[i]) cache_blob_unref(pend[i].blob);
+    free(buf);
+    free(im);
+    free(imgrp);
+    free(pend);
+    free(is_pend);
+    return job;
+}
+
 /* Sends one statement with the writes of as many waiting calls as fit. */
 static bool cas_send(struct store *st)
 {
+    if (wlog_busy(st->wl)) return false; /* the lease is changing hands: store_wlog_resume */
     size_t limit = (size_t)st->cfg->pg_batch_keys, nkeys = 0, nbytes = 0, cap = 64;
     struct cas_batch *b = calloc(1, sizeof(*b));
     struct cas_call **tail, *c;
@@ -765,6 +1077,7 @@ static bool cas_send(struct store *st)
     struct db_job *job = NULL;
     bool any_null = false, any_null_len = false;
     unsigned long ncalls = 0;
+    enum call_kind kind = CALL_DIRECT;
 
     {   /* the key set needs room for what can leave now, not for batch_keys */
         size_t queued = 0;
@@ -783,6 +1096,16 @@ static bool cas_send(struct store *st)
             cas_call_free(c);
             continue;
         }
+        enum call_kind k = call_kind(st, c, nkeys);
+        if (k == CALL_PARK) { /* until a fold or the lease changes (store_wlog_resume) */
+            st->queue_head = c->next;
+            st->queued_keys -= c->n;
+            c->next = st->parked;
+            st->parked = c;
+            continue;
+        }
+        if (b->calls && k != kind) break; /* one statement is an append or in place, not both */
+        kind = k;
         /* bounded in keys and in bytes (a bytea[] parameter must stay far below 1 GB) */
         if (b->calls && (nkeys + c->n > limit || nbytes + c->bytes > CAS_MAX_BYTES)) break;
         if (!keyset_add(set, who, cap, c)) break; /* a key of an earlier call: next statement */
@@ -804,6 +1127,12 @@ static bool cas_send(struct store *st)
     if (!b->calls) {
         free(b);
         return false;
+    }
+    if (kind == CALL_LOG) {
+        for (c = b->calls; c; c = c->next) ncalls++;
+        sent_link(&st->cas_sent, &b->sent);
+        job = append_send(st, b, nkeys);
+        goto sent;
     }
     b->rows_only = true;
     for (c = b->calls; c; c = c->next) {
@@ -895,6 +1224,7 @@ static bool cas_send(struct store *st)
     free(grps.buf);
     free(lens.buf);
     free(incs.buf);
+sent:
     /* out of memory: the batch's calls fail, from the loop as always */
     if (!job && !(job = db_defer(st->db, cas_batch_unsent, b))) {
         struct cas_call *last = b->calls;
@@ -997,6 +1327,13 @@ struct db_job *store_ping(struct store *st, db_cb cb, void *arg)
 static void store_on_notify(const char *payload, void *arg)
 {
     struct store *st = arg;
+    if (payload[0] == '!') { /* the write-behind log's (migration 0009) */
+        if (wlog_on_notify(st->wl, payload)) return;
+        if (strncmp(payload, "!w,", 3) == 0) {
+            wlog_note_append_seen(st->wl);
+            payload += 3;
+        }
+    }
     if (!cache_invalidate(st->cache, payload))
         log_warn("msg=\"unreadable change notification; cache emptied\" payload=\"%.80s\"", payload);
 }
@@ -1076,6 +1413,7 @@ static void store_on_listen(bool up, void *arg)
     struct store *st = arg;
     st->listen_gen++;
     cache_set_enabled(st->cache, false);
+    wlog_listen_state(st->wl, up);
     event_del(st->recheck_ev);
     if (up) triggers_check(st);
 }
@@ -1089,7 +1427,99 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     load_flush(st);
+    if (st->queue_head) wlog_kick(st->wl);
     cas_flush(st);
+}
+
+/* What the write-behind log held back goes to the front of its queue again. */
+static void requeue_front(struct store *st, struct cas_call *list)
+{
+    while (list) { /* list is newest first: each goes in front of the one after it */
+        struct cas_call *c = list;
+        list = c->next;
+        c->next = st->queue_head;
+        st->queue_head = c;
+        if (!st->queue_tail) st->queue_tail = c;
+        st->queued_keys += c->n;
+    }
+}
+
+void store_wlog_resume(struct store *st)
+{
+    struct cas_call *list = st->parked;
+    st->parked = NULL;
+    requeue_front(st, list);
+    event_active(st->flush_ev, 0, 0);
+}
+
+static void wait_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct store *st = arg;
+    struct cas_call *list = st->cas_waiting;
+    (void)fd;
+    (void)what;
+    st->cas_waiting = NULL;
+    requeue_front(st, list);
+    while (st->load_waiting) {
+        struct load_ctx *ctx = st->load_waiting, **p = &st->load_queue;
+        st->load_waiting = ctx->next;
+        ctx->next = *p;
+        *p = ctx;
+    }
+    load_flush(st);
+    if (st->queue_head) wlog_kick(st->wl);
+    cas_flush(st);
+}
+
+bool store_fold_barrier(struct store *st, void (*cb)(bool ok, void *arg), void *arg)
+{
+    return wlog_barrier(st->wl, cb, arg);
+}
+
+struct folded_query {
+    struct store *st;
+    const char *sql;
+    int nparams;
+    struct db_param p[STORE_QUERY_MAX_PARAMS];
+    db_cb cb;
+    void *arg;
+    uint8_t data[]; /* the parameters' values */
+};
+
+static void folded_query_go(bool ok, void *arg)
+{
+    struct folded_query *q = arg;
+    if (!ok || !db_query(q->st->db, q->sql, q->nparams, q->p, q->cb, q->arg)) {
+        struct db_result fail = {DB_UNAVAILABLE, NULL,
+                                 ok ? "out of memory" : "the write-behind log could not be folded in time", NULL};
+        q->cb(&fail, q->arg);
+    }
+    free(q);
+}
+
+bool store_query_folded(struct store *st, const char *sql, int nparams, const struct db_param *params, db_cb cb,
+                        void *arg)
+{
+    size_t total = 0;
+    struct folded_query *q;
+    if (wlog_quiet(st->wl)) return db_query(st->db, sql, nparams, params, cb, arg) != NULL;
+    if (nparams > STORE_QUERY_MAX_PARAMS) return false;
+    for (int i = 0; i < nparams; i++)
+        total += params[i].format ? (size_t)params[i].length : strlen(params[i].value) + 1;
+    if (!(q = calloc(1, sizeof(*q) + total))) return false;
+    *q = (struct folded_query){.st = st, .sql = sql, .nparams = nparams, .cb = cb, .arg = arg};
+    for (int i = 0, off = 0; i < nparams; i++) {
+        size_t n = params[i].format ? (size_t)params[i].length : strlen(params[i].value) + 1;
+        memcpy(q->data + off, params[i].value, n);
+        q->p[i] = params[i];
+        q->p[i].value = q->data + off;
+        off += (int)n;
+    }
+    if (!store_fold_barrier(st, folded_query_go, q)) {
+        free(q);
+        return false;
+    }
+    return true;
 }
 
 struct store *store_new(struct db *db, const struct config *cfg)
@@ -1103,6 +1533,8 @@ struct store *store_new(struct db *db, const struct config *cfg)
     if (!(st->ready_ev = event_new(db_event_base(db), -1, 0, load_ready_cb, st))) goto fail;
     if (!(st->flush_ev = event_new(db_event_base(db), -1, 0, flush_cb, st))) goto fail;
     if (!(st->recheck_ev = evtimer_new(db_event_base(db), recheck_cb, st))) goto fail;
+    if (!(st->wait_ev = evtimer_new(db_event_base(db), wait_cb, st))) goto fail;
+    if (!(st->wl = wlog_new(st, db, cfg, st->cache))) goto fail;
     if (cfg->cache_max_mb > 0 && !db_listen(db, "bitmapd_changed", store_on_notify, store_on_listen, st)) goto fail;
     return st;
 fail:
@@ -1110,9 +1542,29 @@ fail:
     return NULL;
 }
 
+static void calls_cancel(struct cas_call *c)
+{
+    while (c) {
+        struct cas_call *next = c->next;
+        db_cancel(c->handle);
+        db_complete(c->handle, DB_OK, NULL);
+        cas_call_free(c);
+        c = next;
+    }
+}
+
 void store_free(struct store *st)
 {
     if (!st) return;
+    calls_cancel(st->parked);
+    calls_cancel(st->cas_waiting);
+    st->parked = st->cas_waiting = NULL;
+    while (st->load_waiting) {
+        struct load_ctx *ctx = st->load_waiting;
+        st->load_waiting = ctx->next;
+        db_cancel(ctx->handle);
+        load_finish(ctx);
+    }
     while (st->queue_head) {
         struct cas_call *c = st->queue_head;
         st->queue_head = c->next;
@@ -1165,6 +1617,8 @@ void store_free(struct store *st)
     if (st->ready_ev) event_free(st->ready_ev);
     if (st->flush_ev) event_free(st->flush_ev);
     if (st->recheck_ev) event_free(st->recheck_ev);
+    if (st->wait_ev) event_free(st->wait_ev);
+    wlog_free(st->wl);
     cache_free(st->cache);
     store_chunks_free(st->chunks);
     free(st);
@@ -1224,3 +1678,7 @@ struct cache *store_cache(struct store *st) { return st->cache; }
 struct event_base *store_event_base(struct store *st) { return db_event_base(st->db); }
 
 void store_get_stats(const struct store *st, struct store_stats *out) { *out = st->stats; }
+
+void store_get_wlog_stats(const struct store *st, struct wlog_stats *out) { wlog_get_stats(st->wl, out); }
+
+bool store_wlog_stop(struct store *st) { return wlog_stop(st->wl); }

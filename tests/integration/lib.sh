@@ -135,7 +135,7 @@ start_service() { # [extra bitmapd args...]
   while [[ -z ${START_RESP_PORT:-} && $rport == "$port" ]] && ((i++ < 20)); do rport=$(free_port) || return 1; done
   log=$BITMAPD_TEST_TMP/bitmapd.$port.log
   "$BITMAPD_BIN" --set "http.port=$port" --set http.address=127.0.0.1 \
-    --set "resp.port=$rport" --set resp.address=127.0.0.1 "$@" \
+    --set "resp.port=$rport" --set resp.address=127.0.0.1 ${BITMAPD_TEST_ARGS:-} "$@" \
     >>"$log" 2>&1 </dev/null &
   SERVICE_PID=$!
   PORT=$port
@@ -242,6 +242,16 @@ wait_for() {
   done
   check "wait_for: $1" "happened" "did not happen in 30 s" # a failure, not just a note
   return 1
+}
+
+# wlog_fold — psql is about to read rows that the service wrote: with a write-behind
+# log in use ([wlog] enabled), ask its holder to fold it and wait until it has (the
+# views lag the log otherwise; docs/design.md, "Write-behind log"). Instant without one.
+wlog_fold() {
+  local q="SELECT count(*) FROM bitmapd.wlog"
+  [[ $(psql "$BITMAPD_DSN" -XAtq -c "$q" 2>/dev/null) == 0 ]] && return 0
+  psql "$BITMAPD_DSN" -XAtq -c "SELECT bitmapd.wlog_fold()" >/dev/null
+  wait_for "the write-behind log is folded" "[[ \$(psql \"\$BITMAPD_DSN\" -XAtq -c '$q') == 0 ]]"
 }
 
 # lock_open SQL — a psql session that runs SQL in a transaction it keeps open (with

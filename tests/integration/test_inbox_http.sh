@@ -119,6 +119,7 @@ check "seed: unread?limit=5 skips the read 8" "[11,10,6,4,3]" "$(jget .messages)
 # The admin view agrees with the HTTP numbers.
 http GET "/v1/users/$S/unread"
 http_view="$(jget '"\(.pushed)|\(.read)|\(.unread)"')|11|${HTTP_ETAG//\"/}"
+wlog_fold
 psql_view=$(psql "$BITMAPD_DSN" -XAtq -c \
   "SELECT pushed, read, unread, last_message, version FROM bitmapd.inbox_users WHERE user_id = $S" 2>&1)
 check "psql: bitmapd.inbox_users matches HTTP (pushed|read|unread|last|version)" "$http_view" "$psql_view"

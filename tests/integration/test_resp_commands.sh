@@ -68,6 +68,7 @@ rc "BITPOS big 0" 0 BITPOS big 0
 check_match "GET of 512 MB refuses with a clear error" '^ERR bitmapd: the answer is 536870912 bytes, more than \[resp\] max_value_bytes' \
   "$(rcli GET big 2>&1)"
 check "GETRANGE of the last 2 bytes (bytes)" "0001" "$(rcli GETRANGE big -2 -1 | head -c 2 | od -An -tx1 | tr -d ' \n')"
+wlog_fold
 stored=$(psql "$BITMAPD_DSN" -Atc "SELECT octet_length(bits) FROM bitmapd.bitmaps WHERE key = 'big'")
 check_match "the 512 MB value is stored in a few bytes ($stored)" '^[0-9]{1,2}$' "$stored"
 
@@ -246,6 +247,7 @@ check "SETBIT message:push:42 is user 42's push record (HTTP unread)" 2 "$(jget 
 http POST /v1/users/4242/reads '{"messages": [11]}'
 rc "an HTTP read is visible to GETBIT message:read:…" 1 GETBIT message:read:4242 11
 check "R.REVRANGEINTARRAY pages the box newest first" "$(printf '12\n11')" "$(rcli R.REVRANGEINTARRAY message:push:4242 0 9)"
+wlog_fold
 row=$(psql "$BITMAPD_DSN" -Atc "SELECT key, length, cardinality, version > 0 FROM bitmapd.keys WHERE key = 'message:push:4242'")
 check "bitmapd.keys shows the key (key|length|cardinality|versioned)" "message:push:4242|2|2|t" "$row"
 row=$(psql "$BITMAPD_DSN" -Atc "SELECT length, cardinality FROM bitmapd.keys WHERE key = 'big'")

@@ -87,6 +87,7 @@ merged_extra() { # units beyond the first of every merged write so far
 merged_before=$(merged_extra)
 run_tool "merge 40 x 200" 0 "${STRESS[@]}" merge 40 200 stress:merge
 check_match "merge: replies 0, 1, 1, 0 per offset on every connection" '40 connections x 800 SETBITs, BITCOUNT stress:merge = 8000 \(expected 8000\), 0 wrong replies, 0 broken' "$TOOL_OUT"
+wlog_fold
 check "merge: the row's version is one per change (3 x 8000)" 24000 \
   "$(psql "$BITMAPD_DSN" -XAtq -c "SELECT version FROM bitmapd.bitmaps WHERE key = 'stress:merge'::bytea")"
 merged_after=$(merged_extra)
