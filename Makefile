@@ -21,7 +21,7 @@ TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 # hiredis clients used by the integration tests (not unit tests)
 TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 
-.PHONY: all deps run test unit integration test-sanitize integration-sanitize valgrind psql bench format clean help
+.PHONY: all deps run test unit integration test-sanitize integration-sanitize integration-wlog valgrind psql bench format clean help
 
 all: $(BUILD)/bitmapd $(TOOLS)
 
@@ -31,6 +31,7 @@ help:
 	@echo "               (plain and against an ASan/UBSan bitmapd), the valgrind leak run, and"
 	@echo "               about 25 s of libFuzzer per target (make fuzz-short; fuzz-long: FUZZ_SECONDS)"
 	@echo "make integration-sanitize   only the integration suite against an ASan/UBSan bitmapd"
+	@echo "make integration-wlog       part of it again, with the write-behind log on ([wlog] enabled)"
 	@echo "make valgrind  only the valgrind leak run (scripts/valgrind.sh)"
 	@echo "make psql      psql on the service's database; ARGS='-c \"...\"' passes through"
 	@echo "make bench     load test against a throwaway service; figures to docs/benchmarks.md"
@@ -73,6 +74,7 @@ integration: all
 # The test clients stay the plain ones in $(BUILD)/tools. IT_TESTS=REGEX runs
 # only the matching test files (TESTS of scripts/test_integration.sh).
 IT_TESTS  ?=
+BITMAPD_TEST_ARGS ?=
 SAN_CC    ?= clang
 SAN_BUILD  = build-asan-it
 SAN_LOGS   = $(CURDIR)/$(SAN_BUILD)/reports
@@ -86,12 +88,22 @@ integration-sanitize: all
 	@rc=0; start=$$(date +%s); \
 	ASAN_OPTIONS='$(SAN_ASAN)' UBSAN_OPTIONS='$(SAN_UBSAN)' LSAN_OPTIONS= \
 	  BITMAPD_SANITIZER_LOGS='$(SAN_LOGS)' BITMAPD_BIN='$(CURDIR)/$(SAN_BUILD)/bitmapd' \
-	  BITMAPD_TOOLS='$(CURDIR)/$(BUILD)/tools' TESTS='$(IT_TESTS)' bash scripts/test_integration.sh || rc=$$?; \
+	  BITMAPD_TOOLS='$(CURDIR)/$(BUILD)/tools' TESTS='$(IT_TESTS)' BITMAPD_TEST_ARGS='$(BITMAPD_TEST_ARGS)' \
+	  bash scripts/test_integration.sh || rc=$$?; \
 	reports=$$(find '$(SAN_LOGS)' -type f | sort); \
 	for f in $$reports; do echo "== sanitizer report $$(basename $$f) (test name.pid)"; head -n 80 "$$f"; done; \
 	if [ -n "$$reports" ]; then rc=1; fi; \
 	echo "integration-sanitize: $$(echo $$reports | wc -w) sanitizer report(s), suite exit $$rc, $$(( $$(date +%s) - start ))s"; \
 	exit $$rc
+
+# The tests whose clients only talk to the service (Redis replies, the seeds, the
+# caches of two instances, the fault suite) once more against the ASan/UBSan bitmapd
+# with the write-behind log on in every instance ([wlog] enabled; test_wlog.sh, in
+# both passes above, covers what is particular to it).
+WLOG_TESTS ?= resp_equiv|resp_commands|resp_seeds|resp_import|inbox_http|cache|faults
+
+integration-wlog: all
+	$(MAKE) integration-sanitize IT_TESTS='$(WLOG_TESTS)' BITMAPD_TEST_ARGS='--set wlog.enabled=1'
 
 # A short run of the service under valgrind (memcheck), in build-vg: -O1 -g, no
 # sanitizers. Fails on any definite or indirect leak and any invalid access.
@@ -106,6 +118,7 @@ test: deps
 	$(MAKE) test-sanitize
 	$(MAKE) integration
 	$(MAKE) integration-sanitize
+	$(MAKE) integration-wlog
 	$(MAKE) valgrind
 	$(MAKE) fuzz-short
 

@@ -469,7 +469,7 @@ export BENCH_REDIS_FSYNC_PORT=$REDIS_FSYNC_PORT BENCH_BIN=$BIN BENCH_NAIVE=$NAIV
 export BENCH_HOTKEY=${BENCH_HOTKEY:-build/bench/hotkey}
 CHART=$(dirname -- "$OUT")/bench-throughput.png
 export BENCH_CHART=$WORK/bench-throughput.png BENCH_CHART_LINK=bench-throughput.png
-STEPS=(resp hotkey http_scale storage)
+STEPS=(resp wlog hotkey http_scale storage)
 declare -A STEP_RC=() STEP_S=()
 for st in "${STEPS[@]}"; do
   script=bench/$st.sh

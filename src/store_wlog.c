@@ -434,7 +434,12 @@ static void fold_done(const struct db_result *r, void *arg)
     wl->fold = NULL;
     wl->fold_seqs = NULL;
     wl->nfold = wl->nfold_seqs = 0;
-    if (wl->state >= WL_HOLDING && (wl->n || wl->nseqs)) arm(wl, r->status == DB_OK ? 0 : 200);
+    /* the next fold: at once when letting go or half full, else a fold_ms later (big
+     * folds cost the database far less per row than many small ones) */
+    if (wl->state >= WL_HOLDING && (wl->n || wl->nseqs))
+        arm(wl, r->status != DB_OK ? 200
+                : wl->state == WL_YIELDING || wl->n >= (size_t)wl->cfg->wlog_max_keys / 2 ? 0
+                                                                                        : wl->cfg->wlog_fold_ms);
     if (wl->state == WL_YIELDING && !wl->n && !wl->nseqs && !wl->ninflight) release(wl);
     event_active(wl->barrier_ev, 0, 0);
     store_wlog_resume(wl->st);

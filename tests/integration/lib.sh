@@ -134,6 +134,8 @@ start_service() { # [extra bitmapd args...]
   i=0
   while [[ -z ${START_RESP_PORT:-} && $rport == "$port" ]] && ((i++ < 20)); do rport=$(free_port) || return 1; done
   log=$BITMAPD_TEST_TMP/bitmapd.$port.log
+  # BITMAPD_TEST_ARGS: settings every instance of the run gets (make integration-wlog)
+  # shellcheck disable=SC2086 # split on purpose: several --set options
   "$BITMAPD_BIN" --set "http.port=$port" --set http.address=127.0.0.1 \
     --set "resp.port=$rport" --set resp.address=127.0.0.1 ${BITMAPD_TEST_ARGS:-} "$@" \
     >>"$log" 2>&1 </dev/null &
