@@ -28,6 +28,8 @@ bool wlog_is_holder(const struct wlog *wl);
 /* No log in use as far as this instance knows (not the holder, none configured, no
  * append announced since the last look): SQL may read the table at once. */
 bool wlog_quiet(const struct wlog *wl);
+/* The listener went down while holding the lease: write nothing until it is taken again. */
+bool wlog_lost(const struct wlog *wl);
 /* The lease is changing hands: send nothing until store_wlog_resume. */
 bool wlog_busy(const struct wlog *wl);
 /* An append's outcome is unknown (connection lost): it may be in the log. */
@@ -42,7 +44,7 @@ size_t wlog_max_value_bytes(const struct wlog *wl);
 /* An append is about to be sent / has finished. seq >= 0: committed as log row seq,
  * and the images are then recorded with wlog_put (xid of the append). */
 uint64_t wlog_append_begin(struct wlog *wl);
-void wlog_put(struct wlog *wl, const void *key, size_t len, const struct cache_val *v);
+bool wlog_put(struct wlog *wl, const void *key, size_t len, const struct cache_val *v) WUR;
 void wlog_append_end(struct wlog *wl, uint64_t serial, int64_t seq, bool lease_lost);
 
 /* A write statement met the guard (SQLSTATE BMW01: another instance holds the lease;

@@ -64,7 +64,7 @@ struct db {
     struct event_base *base;
     const struct config *cfg;
     char *dsn;
-    char options[192];
+    char options[320];
     char instance[17]; /* this process's token: the setting bitmapd.instance of every connection */
     struct db_conn *conns;
     int nconns;
@@ -620,7 +620,12 @@ struct db *db_new(struct event_base *base, const struct config *cfg, const char 
         for (int i = 0; i < 8; i++) snprintf(db->instance + 2 * i, 3, "%02x", r[i]);
     }
     snprintf(db->options, sizeof(db->options),
-             "-c statement_timeout=%d -c plan_cache_mode=force_generic_plan -c bitmapd.instance=%s",
+             "-c statement_timeout=%d -c plan_cache_mode=force_generic_plan -c bitmapd.instance=%s"
+             /* the server notices a vanished client as fast as the client notices the
+              * server (conn_start_connect): a session, and the lease lock the listener's
+              * session may hold, does not outlive its process by more than about 15 s */
+             " -c tcp_keepalives_idle=5 -c tcp_keepalives_interval=2 -c tcp_keepalives_count=3"
+             " -c tcp_user_timeout=15000",
              cfg->pg_query_timeout_ms, db->instance);
     if (!db->dsn || !db->conns) goto err;
     for (int i = 0; i < db->nconns; i++) {

@@ -7,6 +7,7 @@
 #include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cache.h"
 #include "chunks.h"
@@ -668,16 +669,19 @@ static const char SQL_CAS_ONE_CHUNKED[] =
 /* The write-behind log's append (docs/design.md, "Write-behind log"): the new images
  * ($5, one packed image each, of group $8) as one row of bitmapd.wlog, leaving out the
  * groups that failed: a key not pending in the log whose row no longer has the version
- * (or absence) its write was computed from ($1-$3, probed, not locked: under the
- * lease no one else writes), or a group that failed its check against a pending
- * image ($4). Nothing goes in unless this instance still holds the lease. The change
+ * (or absence) its write was computed from ($1-$3, probed with a share lock in key
+ * order, so that a write in place of the same key still in flight — one whose answer
+ * was lost — is waited for and seen), or a group that failed its check against a
+ * pending image ($4). Nothing goes in unless this instance still holds the lease. The change
  * notification names the images written ("!w," first, so that other instances know
  * the log is in use). Answer: the groups that failed, then the transaction's id, the
  * log row (NULL: nothing was written) and whether the lease held. */
 static const char SQL_APPEND[] =
-    "WITH bad AS (SELECT p.grp FROM unnest($1::bytea[], $2::int8[], $3::int4[]) AS p(key, ver, grp)"
+    "WITH bad AS (SELECT p.grp"
+    "               FROM (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::int4[]) AS u(key, ver, grp)"
+    "                      ORDER BY key) p"
     "               LEFT JOIN LATERAL (SELECT x.version, octet_length(x.bits) = 0 AS chunked"
-    "                                    FROM bitmapd.bitmaps x WHERE x.key = p.key LIMIT 1) b ON true"
+    "                                    FROM bitmapd.bitmaps x WHERE x.key = p.key LIMIT 1 FOR SHARE) b ON true"
     "              WHERE coalesce(b.version, -1) <> p.ver OR b.chunked"
     "             UNION SELECT unnest($4::int4[])),"
     " held AS MATERIALIZED (SELECT NOT pg_try_advisory_xact_lock_shared(" WLOG_LEASE_LOCK ")"
@@ -715,6 +719,7 @@ struct cas_call {
     store_cas_cb cb;
     void *arg;
     int waits;             /* times the write-behind log's guard held it back */
+    int64_t parked_ms;     /* when it first waited for a fold of its pending keys (mono_ms) */
     struct db_job *handle; /* what the caller holds (and may cancel) */
     struct cache_blob **blobs; /* per write with bits: the new bits, for the cache */
     /* the outcome, while it is delivered */
@@ -784,24 +789,42 @@ static void cas_call_cache(struct store *st, const struct cas_call *c, enum stor
 }
 
 
-/* The batch's calls go back to the queue after a pause (the log's holder folds and
- * lets go meanwhile), or fail after WLOG_MAX_WAITS. */
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A call the write-behind log keeps from being written fails, nothing of it written. */
+static void call_fail_waited(struct cas_call *c)
+{
+    static bool none[1];
+    c->status = STORE_ERROR; /* nothing was written */
+    c->err = WLOG_WAIT_ERROR;
+    c->conflict = none;
+    db_complete(c->handle, DB_OK, NULL);
+    cas_call_free(c);
+}
+
+/* Sent again after a pause (the log's holder folds and lets go meanwhile), or failed
+ * after WLOG_MAX_WAITS. */
+static void call_hold_back(struct store *st, struct cas_call *c)
+{
+    if (++c->waits > WLOG_MAX_WAITS) {
+        call_fail_waited(c);
+        return;
+    }
+    c->next = st->cas_waiting;
+    st->cas_waiting = c;
+}
+
 static void cas_hold_back(struct store *st, struct cas_batch *b)
 {
     struct cas_call *c;
     while ((c = b->calls) != NULL) {
         b->calls = c->next;
-        if (++c->waits > WLOG_MAX_WAITS) {
-            static bool none[1];
-            c->status = STORE_ERROR; /* nothing was written */
-            c->err = WLOG_WAIT_ERROR;
-            c->conflict = none;
-            db_complete(c->handle, DB_OK, NULL);
-            cas_call_free(c);
-            continue;
-        }
-        c->next = st->cas_waiting;
-        st->cas_waiting = c;
+        call_hold_back(st, c);
     }
     free(b);
     st->writes_in_flight--;
@@ -816,7 +839,7 @@ static void append_done(struct store *st, struct cas_batch *b, const struct db_r
                         bool *conflict)
 {
     int64_t seq = -1;
-    bool lease = true;
+    bool lease = true, lost_image = false;
     uint32_t xid = 0;
     if (*s != STORE_OK) {
         wlog_append_end(st->wl, b->serial, -1, false);
@@ -844,12 +867,13 @@ static void append_done(struct store *st, struct cas_batch *b, const struct db_r
                 struct cache_val v = {.found = true, .version = (w->absent ? 0 : w->version) + write_inc(w),
                                       .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
                                       .nbytes = w->nbytes, .xid = xid, .blob = c->blobs[i]};
-                wlog_put(st->wl, w->key, w->keylen, &v);
+                if (!wlog_put(st->wl, w->key, w->keylen, &v)) lost_image = true;
                 n++;
             }
         st->stats.append_keys += n;
     }
     wlog_append_end(st->wl, b->serial, seq, !lease);
+    if (lost_image) wlog_append_unknown(st->wl); /* in the log, not in memory: read the log again */
 }
 
 static void cas_batch_done(const struct db_result *r, void *arg)
@@ -1098,8 +1122,14 @@ static bool cas_send(struct store *st)
         }
         enum call_kind k = call_kind(st, c, nkeys);
         if (k == CALL_PARK) { /* until a fold or the lease changes (store_wlog_resume) */
+            int64_t now = mono_ms();
             st->queue_head = c->next;
             st->queued_keys -= c->n;
+            if (!c->parked_ms) c->parked_ms = now;
+            if (now - c->parked_ms > WLOG_MAX_WAITS * WLOG_WAIT_MS) { /* the folds keep failing */
+                call_fail_waited(c);
+                continue;
+            }
             c->next = st->parked;
             st->parked = c;
             continue;
@@ -1258,6 +1288,18 @@ oom:
 #define FULL_BATCH_EXTRA 2
 static void cas_flush(struct store *st)
 {
+    if (wlog_lost(st->wl) && st->queue_head) { /* nothing is written until the lease is ours again */
+        while (st->queue_head) {
+            struct cas_call *c = st->queue_head;
+            st->queue_head = c->next;
+            st->queued_keys -= c->n;
+            call_hold_back(st, c);
+        }
+        st->queue_tail = NULL;
+        wlog_kick(st->wl);
+        wait_arm(st);
+        return;
+    }
     while (st->queue_head &&
            (st->writes_in_flight < st->cfg->pg_write_statements ||
             (st->writes_in_flight < st->cfg->pg_write_statements + FULL_BATCH_EXTRA &&

@@ -110,6 +110,7 @@ enum wl_state {
 struct pend {
     struct pend *next;
     uint64_t hash;
+    size_t fold_pos;    /* 1 + its place in the fold in flight; 0: not in it */
     struct cache_val v; /* the image; v.blob referenced */
     size_t keylen;
     uint8_t key[];
@@ -160,6 +161,12 @@ struct wlog {
     struct timeval cooldown_until, last_ask;
     struct timeval damaged_until; /* a damaged row was met: no recovery before this */
     bool stopping;             /* shutting down: let go, never take the lease again */
+    bool lost;                 /* the listener went down while this instance held the lease: its
+                                  server session (and lock) may live on for a while, so nothing
+                                  is written until the lease is taken again */
+    bool recover_failed;       /* out of memory while reading the log: let go without folding */
+    int fold_failures;         /* folds failed in a row */
+    struct timeval retry_at;   /* no new attempt at the lease before this */
     struct wlog_stats stats;
 };
 
@@ -208,8 +215,7 @@ static void unlink_pend(struct wlog *wl, struct pend *p)
 {
     struct pend **pp = slot(wl, p->key, p->keylen, p->hash);
     if (*pp == p) *pp = p->next;
-    for (size_t i = 0; i < wl->nfold; i++)
-        if (wl->fold[i].p == p) wl->fold[i].p = NULL;
+    if (p->fold_pos) wl->fold[p->fold_pos - 1].p = NULL;
     pend_free(wl, p);
 }
 
@@ -243,15 +249,16 @@ static bool grow(struct wlog *wl)
     return true;
 }
 
-/* Records an image; an older version than the one held is ignored (a log replayed). */
-static void put(struct wlog *wl, const void *key, size_t len, const struct cache_val *v)
+/* Records an image; an older version than the one held is ignored (a log replayed).
+ * False when out of memory (the image is not held). */
+static bool put(struct wlog *wl, const void *key, size_t len, const struct cache_val *v)
 {
     uint64_t h = bytes_hash(key, len);
     struct pend **pp, *p;
     if (wl->n >= wl->cap && !grow(wl)) goto oom;
     pp = slot(wl, key, len, h);
     if ((p = *pp) != NULL) {
-        if (p->v.version >= v->version) return;
+        if (p->v.version >= v->version) return true;
         wl->bytes -= p->v.blob ? p->v.blob->len : 0;
         cache_blob_unref(p->v.blob);
     } else {
@@ -269,11 +276,10 @@ static void put(struct wlog *wl, const void *key, size_t len, const struct cache
         p->v.blob->refs++;
         wl->bytes += p->v.blob->len;
     }
-    return;
+    return true;
 oom:
-    /* the image is in the log all the same: a reader must not see the row under it */
-    log_error("msg=\"out of memory keeping a write-behind image; letting go of the lease\"");
-    if (wl->state == WL_HOLDING) wl->state = WL_YIELDING;
+    log_error("msg=\"out of memory keeping a write-behind image\"");
+    return false;
 }
 
 bool wlog_lookup(struct wlog *wl, const void *key, size_t len, struct cache_val *out)
@@ -328,7 +334,7 @@ uint64_t wlog_append_begin(struct wlog *wl)
     return wl->next_serial;
 }
 
-void wlog_put(struct wlog *wl, const void *key, size_t len, const struct cache_val *v) { put(wl, key, len, v); }
+bool wlog_put(struct wlog *wl, const void *key, size_t len, const struct cache_val *v) { return put(wl, key, len, v); }
 
 static bool seq_add(struct wlog *wl, int64_t seq)
 {
@@ -419,16 +425,20 @@ static void fold_done(const struct db_result *r, void *arg)
         wl->nseqs = k;
         wl->stats.folds++;
         wl->stats.fold_keys += wl->nfold;
+        wl->fold_failures = 0;
         for (struct barrier *b = wl->barriers; b; b = b->next)
             if (b->target <= wl->fold_covers) b->ok = true;
     } else {
         log_warn("msg=\"write-behind fold failed; retrying\" reason=\"%s\"", r->message ? r->message : "?");
+        wl->fold_failures++;
         if (r->sqlstate && strncmp(r->sqlstate, "BMW", 3) == 0 && wl->state >= WL_HOLDING) {
             log_warn("msg=\"write-behind log: the lease was lost\"");
             wl->state = WL_OFF;
             drop_all(wl);
         }
     }
+    for (size_t i = 0; i < wl->nfold; i++)
+        if (wl->fold[i].p) wl->fold[i].p->fold_pos = 0;
     free(wl->fold);
     free(wl->fold_seqs);
     wl->fold = NULL;
@@ -471,7 +481,8 @@ static void fold_start(struct wlog *wl)
     pa_begin(&seqs, OID_INT8, wl->nseqs, false);
     for (size_t i = 0; i < wl->cap; i++)
         for (struct pend *p = wl->tab[i]; p; p = p->next) {
-            wl->fold[j++] = (struct folded){p, p->v.version};
+            wl->fold[j] = (struct folded){p, p->v.version};
+            p->fold_pos = ++j;
             pa_elem(&keys, p->key, p->keylen);
             pa_int8(&vers, p->v.version);
             pa_elem(&bits, p->v.blob ? p->v.blob->data : (const uint8_t *)"", p->v.blob ? p->v.blob->len : 0);
@@ -503,6 +514,7 @@ static void fold_start(struct wlog *wl)
     free(lens.buf);
     free(seqs.buf);
     if (!wl->fold_job) {
+        for (size_t i = 0; i < wl->nfold; i++) wl->fold[i].p->fold_pos = 0;
         free(wl->fold);
         free(wl->fold_seqs);
         wl->fold = NULL;
@@ -523,7 +535,11 @@ static const char SQL_ACQUIRE[] =
     "        (SELECT prosrc LIKE '%_wlog_guard%' FROM pg_proc"
     "          WHERE oid = 'bitmapd._bitmaps_changed()'::regprocedure)::int4";
 static const char SQL_READ_LOG[] = "SELECT seq, images FROM bitmapd.wlog ORDER BY seq";
-static const char SQL_RELEASE[] = "SELECT pg_advisory_unlock_all()";
+/* The lease row names nobody before the lock goes: the old holder's token must not
+ * pass the guard while the next holder is taking the lease. */
+static const char SQL_RELEASE[] =
+    "WITH u AS (UPDATE bitmapd.wlog_lease SET holder = '' WHERE holder = $1::text RETURNING 1)"
+    " SELECT (SELECT count(*) FROM u), pg_advisory_unlock_all()";
 
 static void recovered_image(const struct wlog_image *im, void *arg)
 {
@@ -531,11 +547,11 @@ static void recovered_image(const struct wlog_image *im, void *arg)
     struct cache_val v = {.found = true, .version = im->version, .cardinality = im->cardinality,
                           .checksum = im->checksum, .nbytes = im->nbytes};
     if (!(v.blob = cache_blob_new(im->bits, im->len))) {
-        put(wl, im->key, im->keylen, &v); /* marks the lease to be let go */
+        wl->recover_failed = true;
         return;
     }
     cache_drop(wl->cache, im->key, im->keylen);
-    put(wl, im->key, im->keylen, &v);
+    if (!put(wl, im->key, im->keylen, &v)) wl->recover_failed = true;
     cache_blob_unref(v.blob);
 }
 
@@ -605,6 +621,14 @@ static void read_log_done(const struct db_result *r, void *arg)
         seq_add(wl, seq);
         wl->stats.recovered_rows++;
     }
+    if (wl->recover_failed) { /* the rows stay in the log for the next attempt */
+        log_error("msg=\"write-behind log: out of memory recovering the log; letting go\"");
+        wl->recover_failed = false;
+        drop_all(wl);
+        wl->state = WL_YIELDING;
+        release(wl);
+        return;
+    }
     if (PQntuples(r->res) > 0)
         log_info("msg=\"write-behind log recovered\" rows=%d keys=%zu", PQntuples(r->res), wl->n);
     if (wl->n) { /* images already overtaken by their rows are not pending */
@@ -619,8 +643,9 @@ static void read_log_done(const struct db_result *r, void *arg)
         }
         free(keys.buf);
         if (wl->listener_busy) return;
-        drop_all(wl); /* could not check them: no lease */
-        wl->state = WL_OFF;
+        drop_all(wl); /* could not check them: let go, the rows stay in the log */
+        wl->state = WL_YIELDING;
+        release(wl);
         return;
     }
     recovered(wl);
@@ -648,6 +673,8 @@ static void acquire_done(const struct db_result *r, void *arg)
     bool guard = got && !PQgetisnull(r->res, 0, 2) && pgbin_int4(r->res, 0, 2) == 1;
     if (!got || !guard) {
         if (got) log_error("msg=\"write-behind log stays off: the guard of migration 0009 is missing (bitmapd --migrate)\"");
+        struct timeval pause = {0, 200 * 1000}, now = now_tv();
+        timeradd(&now, &pause, &wl->retry_at);
         wl->state = WL_OFF;
         if (got)
             release(wl);
@@ -658,18 +685,21 @@ static void acquire_done(const struct db_result *r, void *arg)
         return;
     }
     wl->stats.leases++;
+    wl->lost = false;
     if (wl->keep) log_info("msg=\"write-behind log: lease taken\"");
     wl->listener_busy = true;
     if (!db_listener_query(wl->db, SQL_READ_LOG, 0, NULL, read_log_done, wl)) {
         wl->listener_busy = false;
         wl->state = WL_OFF; /* the listener is going down: its session's lock goes with it */
+        store_wlog_resume(wl->st);
     }
 }
 
 static void acquire(struct wlog *wl, bool keep)
 {
     struct db_param p = {db_instance(wl->db), -1, 0};
-    if (wl->state != WL_OFF || wl->listener_busy || !db_listening(wl->db)) return;
+    struct timeval now = now_tv();
+    if (wl->state != WL_OFF || wl->listener_busy || !db_listening(wl->db) || timercmp(&now, &wl->retry_at, <)) return;
     wl->keep = keep;
     wl->state = WL_ACQUIRING;
     wl->listener_busy = true;
@@ -697,9 +727,10 @@ static void release(struct wlog *wl)
         arm(wl, 10);
         return;
     }
+    struct db_param p = {db_instance(wl->db), (int)strlen(db_instance(wl->db)), 0};
     wl->state = WL_RELEASING;
     wl->listener_busy = true;
-    if (!db_listener_query(wl->db, SQL_RELEASE, 0, NULL, release_done, wl)) {
+    if (!db_listener_query(wl->db, SQL_RELEASE, 1, &p, release_done, wl)) {
         wl->listener_busy = false;
         wl->state = WL_OFF; /* no listener, no session, no lock */
     }
@@ -742,7 +773,10 @@ bool wlog_stop(struct wlog *wl)
 void wlog_kick(struct wlog *wl)
 {
     if (wl->stopping) return;
-    if (wl->cfg->wlog_enabled && wl->state == WL_OFF && cache_enabled(wl->cache) && !cooling(wl)) acquire(wl, true);
+    if (wl->cfg->wlog_enabled && wl->state == WL_OFF && cache_enabled(wl->cache) && !cooling(wl))
+        acquire(wl, true);
+    else if (wl->lost && wl->state == WL_OFF) /* the lease again, to recover its own log */
+        acquire(wl, wl->cfg->wlog_enabled != 0);
 }
 
 static void asked(const struct db_result *r, void *arg)
@@ -797,14 +831,24 @@ void wlog_note_append_seen(struct wlog *wl) { wl->seen = true; }
 void wlog_listen_state(struct wlog *wl, bool up)
 {
     if (!up) {
-        if (wl->state != WL_OFF) log_warn("msg=\"write-behind log: listener down, the lease is gone with it\"");
+        if (wl->state >= WL_HOLDING) {
+            /* the server may keep the old session, and its lock, until it notices the
+             * connection is gone (its keepalives: about 15 s): this instance's writes
+             * would pass the guard under its own token meanwhile, over rows whose
+             * images it just dropped. It writes nothing until it holds the lease again. */
+            log_warn("msg=\"write-behind log: listener down while holding the lease; writes wait for it\"");
+            wl->lost = true;
+        }
         wl->state = WL_OFF;
         wl->listener_busy = false;
         drop_all(wl);
     }
     wl->seen = true;
     event_active(wl->barrier_ev, 0, 0);
+    store_wlog_resume(wl->st);
 }
+
+bool wlog_lost(const struct wlog *wl) { return wl->lost; }
 
 /* ---- barriers --------------------------------------------------------------------- */
 
@@ -813,6 +857,7 @@ static const char SQL_LOG_EMPTY[] =
     "       pg_try_advisory_xact_lock_shared(" WLOG_LEASE_LOCK ")::int4";
 
 #define BARRIER_RETRY_MS 20
+#define FOLD_MAX_FAILURES 25 /* about 5 s of folds failing */
 #define BARRIER_MAX_CHECKS 500 /* about 10 s of a log that nobody folds */
 
 static void empty_checked(const struct db_result *r, void *arg)
@@ -852,6 +897,8 @@ static void barriers_check(struct wlog *wl)
         }
         if (b->ok)
             done = true;
+        else if (holder && wl->fold_failures >= FOLD_MAX_FAILURES)
+            failed = true; /* the reader gets an error rather than a wait without end */
         else if (holder)
             done = !wl->n && !wl->nseqs && b->target <= covered;
         else if (!wl->seen && db_listening(wl->db) && !wl->cfg->wlog_enabled)
