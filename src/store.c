@@ -1288,7 +1288,9 @@ oom:
 #define FULL_BATCH_EXTRA 2
 static void cas_flush(struct store *st)
 {
-    if (wlog_lost(st->wl) && st->queue_head) { /* nothing is written until the lease is ours again */
+    /* nothing is written until the lease is ours again; with no connection at all
+     * the writes fail at once, as they always did (nothing can be written anyway) */
+    if (wlog_lost(st->wl) && st->queue_head && db_is_up(st->db)) {
         while (st->queue_head) {
             struct cas_call *c = st->queue_head;
             st->queue_head = c->next;
