@@ -7,7 +7,6 @@
 #include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cache.h"
 #include "chunks.h"
@@ -719,7 +718,7 @@ struct cas_call {
     store_cas_cb cb;
     void *arg;
     int waits;             /* times the write-behind log's guard held it back */
-    int64_t parked_ms;     /* when it first waited for a fold of its pending keys (mono_ms) */
+    double parked_at;      /* when it first waited for a fold of its pending keys (metrics_now) */
     struct db_job *handle; /* what the caller holds (and may cancel) */
     struct cache_blob **blobs; /* per write with bits: the new bits, for the cache */
     /* the outcome, while it is delivered */
@@ -789,13 +788,6 @@ static void cas_call_cache(struct store *st, const struct cas_call *c, enum stor
 }
 
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A call the write-behind log keeps from being written fails, nothing of it written. */
 static void call_fail_waited(struct cas_call *c)
 {
@@ -832,30 +824,25 @@ static void cas_hold_back(struct store *st, struct cas_batch *b)
     cas_flush(st);
 }
 
-/* An append's answer: which groups failed, and whether the row went in. Committed
+/* An append's outcome, once cas_batch_done has read the failed groups and the
+ * transaction's id from its answer: the row's seq and whether the lease held. Committed
  * images become pending in the log; an append whose fate is unknown (the connection
  * was lost) makes the holder fold, let go and read the log again. */
-static void append_done(struct store *st, struct cas_batch *b, const struct db_result *r, enum store_status *s,
-                        bool *conflict)
+static void append_done(struct store *st, struct cas_batch *b, const struct db_result *r, enum store_status s,
+                        bool *conflict, uint32_t xid)
 {
     int64_t seq = -1;
     bool lease = true, lost_image = false;
-    uint32_t xid = 0;
-    if (*s != STORE_OK) {
+    if (s != STORE_OK || !conflict) {
         wlog_append_end(st->wl, b->serial, -1, false);
-        if (*s == STORE_UNAVAILABLE) wlog_append_unknown(st->wl);
+        if (s == STORE_UNAVAILABLE || !conflict) wlog_append_unknown(st->wl); /* it may have gone in */
         return;
     }
-    for (int i = 0; i < PQntuples(r->res); i++) {
-        if (PQgetisnull(r->res, i, 1)) {
-            int32_t g = pgbin_int4(r->res, i, 0);
-            if (g >= 0 && g < b->ngroups) conflict[g] = true;
-            continue;
+    for (int i = 0; i < PQntuples(r->res); i++) /* res is NULL after a retryable error: no row */
+        if (!PQgetisnull(r->res, i, 1)) {
+            if (!PQgetisnull(r->res, i, 2)) seq = db_value_int8(r->res, i, 2);
+            lease = !PQgetisnull(r->res, i, 3) && pgbin_int4(r->res, i, 3) == 1;
         }
-        xid = (uint32_t)db_value_int8(r->res, i, 1);
-        if (!PQgetisnull(r->res, i, 2)) seq = db_value_int8(r->res, i, 2);
-        lease = !PQgetisnull(r->res, i, 3) && pgbin_int4(r->res, i, 3) == 1;
-    }
     if (!lease) { /* nothing went in: every group is a conflict (then written in place) */
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
     } else {
@@ -898,21 +885,12 @@ static void cas_batch_done(const struct db_result *r, void *arg)
     if (!conflict) {
         s = STORE_ERROR;
         err = "out of memory";
-        if (b->append) { /* it may have gone in: the holder reads the log again */
-            wlog_append_end(st->wl, b->serial, -1, false);
-            wlog_append_unknown(st->wl);
-        }
     } else if (s == STORE_ERROR && is_retryable(r->sqlstate)) {
         s = STORE_OK;
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
-        if (b->append)
-            wlog_append_end(st->wl, b->serial, -1, false);
-        else if (b->rows_only) /* perhaps a chunked head: its keys take SQL_CAS from now on */
+        if (b->rows_only && !b->append) /* perhaps a chunked head: its keys take SQL_CAS from now on */
             for (struct cas_call *c = b->calls; c; c = c->next)
                 for (size_t i = 0; i < c->n; i++) store_chunks_seen(st->chunks, c->w[i].key, c->w[i].keylen, true);
-    } else if (b->append) {
-        append_done(st, b, r, &s, conflict);
-        parse = s == STORE_OK;
     } else {
         parse = s == STORE_OK;
     }
@@ -927,6 +905,7 @@ static void cas_batch_done(const struct db_result *r, void *arg)
             if (g >= 0 && g < b->ngroups) conflict[g] = true;
         }
     }
+    if (b->append) append_done(st, b, r, s, conflict, xid);
     /* writes_in_flight still counts this batch: requests that write again from their
      * callbacks queue up and leave together in the next statement */
     while (b->calls) {
@@ -1036,12 +1015,13 @@ static struct db_job *append_send(struct store *st, struct cas_batch *b, size_t 
             } else if (w->absent || pend[j].version != w->version) {
                 pa_int4(&bad, g);
             }
-            if (w->bits) imgrp[nim] = g;
-            if (w->bits)
+            if (w->bits) {
+                imgrp[nim] = g;
                 im[nim++] = (struct wlog_image){.key = w->key, .keylen = w->keylen,
                                                 .version = (w->absent ? 0 : w->version) + write_inc(w),
                                                 .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
                                                 .nbytes = w->nbytes, .bits = w->bits, .len = w->len};
+            }
         }
     pa_begin(&ikeys, OID_BYTEA, nim, false);
     pa_begin(&ivers, OID_INT8, nim, false);
@@ -1122,11 +1102,11 @@ static bool cas_send(struct store *st)
         }
         enum call_kind k = call_kind(st, c, nkeys);
         if (k == CALL_PARK) { /* until a fold or the lease changes (store_wlog_resume) */
-            int64_t now = mono_ms();
+            double now = metrics_now();
             st->queue_head = c->next;
             st->queued_keys -= c->n;
-            if (!c->parked_ms) c->parked_ms = now;
-            if (now - c->parked_ms > WLOG_MAX_WAITS * WLOG_WAIT_MS) { /* the folds keep failing */
+            if (!c->parked_at) c->parked_at = now;
+            if (now - c->parked_at > WLOG_MAX_WAITS * WLOG_WAIT_MS / 1000.0) { /* the folds keep failing */
                 call_fail_waited(c);
                 continue;
             }
@@ -1288,6 +1268,7 @@ oom:
 #define FULL_BATCH_EXTRA 2
 static void cas_flush(struct store *st)
 {
+    if (st->queue_head) wlog_kick(st->wl); /* writes wait: the lease, if the configuration asks for it */
     /* nothing is written until the lease is ours again; with no connection at all
      * the writes fail at once, as they always did (nothing can be written anyway) */
     if (wlog_lost(st->wl) && st->queue_head && db_is_up(st->db)) {
@@ -1298,7 +1279,6 @@ static void cas_flush(struct store *st)
             call_hold_back(st, c);
         }
         st->queue_tail = NULL;
-        wlog_kick(st->wl);
         wait_arm(st);
         return;
     }
@@ -1471,7 +1451,6 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     load_flush(st);
-    if (st->queue_head) wlog_kick(st->wl);
     cas_flush(st);
 }
 
@@ -1511,7 +1490,6 @@ static void wait_cb(evutil_socket_t fd, short what, void *arg)
         *p = ctx;
     }
     load_flush(st);
-    if (st->queue_head) wlog_kick(st->wl);
     cas_flush(st);
 }
 
@@ -1586,6 +1564,8 @@ fail:
     return NULL;
 }
 
+/* Lists of calls and of reads the loop will not serve: their callers' handles end
+ * cancelled (store_free). */
 static void calls_cancel(struct cas_call *c)
 {
     while (c) {
@@ -1597,60 +1577,39 @@ static void calls_cancel(struct cas_call *c)
     }
 }
 
+static void loads_cancel(struct load_ctx *ctx)
+{
+    while (ctx) {
+        struct load_ctx *next = ctx->next;
+        db_cancel(ctx->handle);
+        load_finish(ctx);
+        ctx = next;
+    }
+}
+
 void store_free(struct store *st)
 {
     if (!st) return;
     calls_cancel(st->parked);
     calls_cancel(st->cas_waiting);
-    st->parked = st->cas_waiting = NULL;
-    while (st->load_waiting) {
-        struct load_ctx *ctx = st->load_waiting;
-        st->load_waiting = ctx->next;
-        db_cancel(ctx->handle);
-        load_finish(ctx);
-    }
-    while (st->queue_head) {
-        struct cas_call *c = st->queue_head;
-        st->queue_head = c->next;
-        db_cancel(c->handle);
-        db_complete(c->handle, DB_OK, NULL);
-        cas_call_free(c);
-    }
-    while (st->load_queue) {
-        struct load_ctx *ctx = st->load_queue;
-        st->load_queue = ctx->next;
-        db_cancel(ctx->handle);
-        load_finish(ctx);
-    }
-    while (st->ready) {
-        struct load_ctx *ctx = st->ready;
-        st->ready = ctx->next;
-        db_cancel(ctx->handle);
-        load_finish(ctx);
-    }
+    calls_cancel(st->queue_head);
+    loads_cancel(st->load_waiting);
+    loads_cancel(st->load_queue);
+    loads_cancel(st->ready);
+    st->parked = st->cas_waiting = st->queue_head = NULL;
+    st->load_waiting = st->load_queue = st->ready = NULL;
     /* Statements still running (the shutdown deadline passed, or their requests went
      * away): db_free drops their jobs without a callback, so their batches go here. */
     while (st->cas_sent) {
         struct cas_batch *b = SENT_BATCH(st->cas_sent, struct cas_batch);
         st->cas_sent = b->sent.next;
-        while (b->calls) {
-            struct cas_call *c = b->calls;
-            b->calls = c->next;
-            db_cancel(c->handle);
-            db_complete(c->handle, DB_OK, NULL);
-            cas_call_free(c);
-        }
+        calls_cancel(b->calls);
         free(b);
     }
     while (st->load_sent) {
         struct load_batch *b = SENT_BATCH(st->load_sent, struct load_batch);
         st->load_sent = b->sent.next;
-        while (b->reqs) {
-            struct load_ctx *ctx = b->reqs;
-            b->reqs = ctx->next;
-            db_cancel(ctx->handle);
-            load_finish(ctx);
-        }
+        loads_cancel(b->reqs);
         free(b);
     }
     while (st->checks) { /* their jobs are dropped by db_free without a callback */

@@ -6,11 +6,11 @@
 #include <event2/event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 
 #include "codec.h"
 #include "config.h"
 #include "log.h"
+#include "metrics.h"
 #include "pgbin.h"
 
 /* ---- packed images ---------------------------------------------------------------
@@ -158,28 +158,21 @@ struct wlog {
     struct event *timer;       /* the next fold; a retry of the lease */
     struct event *barrier_ev;  /* barriers checked on the next turn, or after a pause */
     struct barrier *barriers;
-    struct timeval cooldown_until, last_ask;
-    struct timeval damaged_until; /* a damaged row was met: no recovery before this */
+    double cooldown_until, last_ask; /* metrics_now() seconds, as every time below */
+    double damaged_until;      /* a damaged row was met: no recovery before this */
     bool stopping;             /* shutting down: let go, never take the lease again */
     bool lost;                 /* the listener went down while this instance held the lease: its
                                   server session (and lock) may live on for a while, so nothing
                                   is written until the lease is taken again */
     bool recover_failed;       /* out of memory while reading the log: let go without folding */
     int fold_failures;         /* folds failed in a row */
-    struct timeval retry_at;   /* no new attempt at the lease before this */
+    double retry_at;           /* no new attempt at the lease before this */
     struct wlog_stats stats;
 };
 
 static void fold_start(struct wlog *wl);
 static void acquire(struct wlog *wl, bool keep);
 static void barriers_check(struct wlog *wl);
-
-static struct timeval now_tv(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return tv;
-}
 
 static void arm(struct wlog *wl, int ms)
 {
@@ -561,6 +554,15 @@ static const char SQL_ROW_VERSIONS[] =
 
 static void recovered(struct wlog *wl);
 
+/* A recovery that cannot finish lets go without folding: the rows stay in the log for
+ * the next attempt, and what was read of them is forgotten. */
+static void recovery_abort(struct wlog *wl)
+{
+    drop_all(wl);
+    wl->state = WL_YIELDING; /* release() waits for a busy listener from this state */
+    release(wl);
+}
+
 static void versions_done(const struct db_result *r, void *arg)
 {
     struct wlog *wl = arg;
@@ -568,9 +570,7 @@ static void versions_done(const struct db_result *r, void *arg)
     if (wl->state != WL_ACQUIRING) return;
     if (r->status != DB_OK) {
         log_warn("msg=\"write-behind log: checking recovered images failed\" reason=\"%s\"", r->message ? r->message : "?");
-        drop_all(wl);
-        wl->state = WL_YIELDING;
-        release(wl);
+        recovery_abort(wl);
         return;
     }
     for (int i = 0; i < PQntuples(r->res); i++) {
@@ -589,9 +589,7 @@ static void read_log_done(const struct db_result *r, void *arg)
     if (wl->state != WL_ACQUIRING) return; /* the listener went down meanwhile */
     if (r->status != DB_OK) {
         log_warn("msg=\"write-behind log: reading the log failed\" reason=\"%s\"", r->message ? r->message : "?");
-        wl->keep = false;
-        wl->state = WL_YIELDING;
-        release(wl);
+        recovery_abort(wl);
         return;
     }
     for (int i = 0; i < PQntuples(r->res); i++) {
@@ -610,11 +608,10 @@ static void read_log_done(const struct db_result *r, void *arg)
         if (!ok) {
             /* left in place: every writer stays blocked on it, which is what an
              * unreadable acknowledged write deserves; the operator decides */
-            struct timeval pause = {5, 0}, now = now_tv();
             log_error("msg=\"write-behind log row is damaged or unreadable; it blocks every write until it is "
                       "removed\" seq=%lld",
                       (long long)seq);
-            timeradd(&now, &pause, &wl->damaged_until);
+            wl->damaged_until = metrics_now() + 5;
             wl->keep = false; /* fold what can be read, let go: writers stay blocked on the row */
             continue;
         }
@@ -624,9 +621,7 @@ static void read_log_done(const struct db_result *r, void *arg)
     if (wl->recover_failed) { /* the rows stay in the log for the next attempt */
         log_error("msg=\"write-behind log: out of memory recovering the log; letting go\"");
         wl->recover_failed = false;
-        drop_all(wl);
-        wl->state = WL_YIELDING;
-        release(wl);
+        recovery_abort(wl);
         return;
     }
     if (PQntuples(r->res) > 0)
@@ -643,9 +638,7 @@ static void read_log_done(const struct db_result *r, void *arg)
         }
         free(keys.buf);
         if (wl->listener_busy) return;
-        drop_all(wl); /* could not check them: let go, the rows stay in the log */
-        wl->state = WL_YIELDING;
-        release(wl);
+        recovery_abort(wl); /* could not check them */
         return;
     }
     recovered(wl);
@@ -673,8 +666,7 @@ static void acquire_done(const struct db_result *r, void *arg)
     bool guard = got && !PQgetisnull(r->res, 0, 2) && pgbin_int4(r->res, 0, 2) == 1;
     if (!got || !guard) {
         if (got) log_error("msg=\"write-behind log stays off: the guard of migration 0009 is missing (bitmapd --migrate)\"");
-        struct timeval pause = {0, 200 * 1000}, now = now_tv();
-        timeradd(&now, &pause, &wl->retry_at);
+        wl->retry_at = metrics_now() + 0.2;
         wl->state = WL_OFF;
         if (got)
             release(wl);
@@ -698,8 +690,7 @@ static void acquire_done(const struct db_result *r, void *arg)
 static void acquire(struct wlog *wl, bool keep)
 {
     struct db_param p = {db_instance(wl->db), -1, 0};
-    struct timeval now = now_tv();
-    if (wl->state != WL_OFF || wl->listener_busy || !db_listening(wl->db) || timercmp(&now, &wl->retry_at, <)) return;
+    if (wl->state != WL_OFF || wl->listener_busy || !db_listening(wl->db) || metrics_now() < wl->retry_at) return;
     wl->keep = keep;
     wl->state = WL_ACQUIRING;
     wl->listener_busy = true;
@@ -754,8 +745,7 @@ static void relisten(struct wlog *wl)
 
 static bool cooling(const struct wlog *wl)
 {
-    struct timeval now = now_tv();
-    return timercmp(&now, &wl->cooldown_until, <);
+    return metrics_now() < wl->cooldown_until;
 }
 
 bool wlog_stop(struct wlog *wl)
@@ -787,9 +777,8 @@ static void asked(const struct db_result *r, void *arg)
 
 static void ask_fold(struct wlog *wl)
 {
-    struct timeval now = now_tv(), next = {0, 100 * 1000};
-    timeradd(&wl->last_ask, &next, &next);
-    if (timercmp(&now, &next, <)) return;
+    double now = metrics_now();
+    if (now < wl->last_ask + 0.1) return;
     wl->last_ask = now;
     if (!db_query(wl->db, "SELECT pg_notify('bitmapd_changed', '!fold')", 0, NULL, asked, NULL))
         log_warn("msg=\"write-behind log: could not ask the holder to fold\"");
@@ -800,10 +789,9 @@ void wlog_blocked(struct wlog *wl, bool held_elsewhere)
     wl->stats.blocked++;
     wl->seen = true;
     if (wl->state != WL_OFF) return;
-    struct timeval now = now_tv();
     if (held_elsewhere)
         ask_fold(wl);
-    else if (timercmp(&now, &wl->damaged_until, >=))
+    else if (metrics_now() >= wl->damaged_until)
         acquire(wl, wl->cfg->wlog_enabled && cache_enabled(wl->cache) && !cooling(wl) && !wl->stopping);
 }
 
@@ -811,8 +799,7 @@ bool wlog_on_notify(struct wlog *wl, const char *payload)
 {
     if (strcmp(payload, "!fold") == 0) {
         if (wl->state == WL_HOLDING) {
-            struct timeval cool = {wl->cfg->wlog_cooldown_s, 0}, now = now_tv();
-            timeradd(&now, &cool, &wl->cooldown_until);
+            wl->cooldown_until = metrics_now() + wl->cfg->wlog_cooldown_s;
             wl->state = WL_YIELDING;
             wl->stats.yields++;
             log_info("msg=\"write-behind log: asked to fold and let go\"");
