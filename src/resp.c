@@ -43,6 +43,12 @@ struct resp_server {
     int nclients;
     unsigned long long connections, commands, rejected;
     bool draining; /* SIGTERM: answer what was received, read nothing more */
+    /* Replies are sent once per loop turn, straight to the socket (flush_cb): the
+     * bufferevent's write event is enabled only while a client has output the socket
+     * did not take, so a request answered at once costs one read and one write, not
+     * two epoll_ctl calls more. */
+    struct event *flush_ev;
+    struct rclient *dirty; /* clients with replies to send this turn */
 };
 
 struct rclient {
@@ -67,6 +73,9 @@ struct rclient {
     struct event *timer;  /* the idle or the command deadline, see client_arm_timer() */
     enum { DEADLINE_NONE, DEADLINE_IDLE, DEADLINE_COMMAND } deadline;
     bool parsed;          /* a whole command arrived since the deadline was set */
+    struct rclient *dirty_prev, *dirty_next;
+    bool dirty;           /* on srv->dirty */
+    struct rcmd *spare;   /* a finished command kept for the next one (its reply buffer, empty) */
 };
 
 static int g_inflight;
@@ -689,6 +698,28 @@ static void cmd_start(struct rclient *cl, struct rcmd *c)
     }
 }
 
+static void client_mark_dirty(struct rclient *cl)
+{
+    struct resp_server *srv = cl->srv;
+    if (cl->dirty) return;
+    cl->dirty = true;
+    cl->dirty_prev = NULL;
+    cl->dirty_next = srv->dirty;
+    if (srv->dirty) srv->dirty->dirty_prev = cl;
+    srv->dirty = cl;
+    event_active(srv->flush_ev, EV_WRITE, 1);
+}
+
+static void client_unmark_dirty(struct rclient *cl)
+{
+    if (!cl->dirty) return;
+    if (cl->dirty_prev) cl->dirty_prev->dirty_next = cl->dirty_next;
+    else cl->srv->dirty = cl->dirty_next;
+    if (cl->dirty_next) cl->dirty_next->dirty_prev = cl->dirty_prev;
+    cl->dirty = false;
+    cl->dirty_prev = cl->dirty_next = NULL;
+}
+
 static void client_flush(struct rclient *cl)
 {
     while (cl->head && cl->head->done) {
@@ -697,10 +728,17 @@ static void client_flush(struct rclient *cl)
         if (cl->next_start == c) cl->next_start = c->next;
         if (!cl->head) cl->tail = NULL;
         cl->queued--;
-        if (!cl->gone) bufferevent_write_buffer(cl->bev, c->r.out);
-        evbuffer_free(c->r.out);
+        if (!cl->gone) {
+            bufferevent_write_buffer(cl->bev, c->r.out);
+            client_mark_dirty(cl);
+        }
         rargs_free(c->argv, c->argc);
-        free(c);
+        if (!cl->spare && evbuffer_get_length(c->r.out) == 0) {
+            cl->spare = c;
+        } else {
+            evbuffer_free(c->r.out);
+            free(c);
+        }
     }
 }
 
@@ -891,6 +929,7 @@ void resp_server_apply_config(struct resp_server *srv)
 static void client_free(struct rclient *cl)
 {
     struct resp_server *srv = cl->srv;
+    client_unmark_dirty(cl);
     if (cl->started) { /* commands still running: they free us when they finish */
         cl->gone = true;
         if (cl->timer) evtimer_del(cl->timer);
@@ -910,6 +949,10 @@ static void client_free(struct rclient *cl)
         free(c);
     }
     cl->next_start = NULL;
+    if (cl->spare) {
+        evbuffer_free(cl->spare->r.out);
+        free(cl->spare);
+    }
     if (cl->bev) bufferevent_free(cl->bev);
     if (cl->timer) event_free(cl->timer);
     rparser_reset(&cl->parser);
@@ -936,8 +979,13 @@ static void append_cmd(struct rclient *cl, struct rcmd *c)
 
 static bool enqueue(struct rclient *cl, struct rarg *argv, size_t argc)
 {
-    struct rcmd *c = calloc(1, sizeof(*c));
-    if (!c || !(c->r.out = evbuffer_new())) {
+    struct rcmd *c = cl->spare;
+    if (c) {
+        struct evbuffer *out = c->r.out;
+        cl->spare = NULL;
+        memset(c, 0, sizeof(*c));
+        c->r.out = out;
+    } else if (!(c = calloc(1, sizeof(*c))) || !(c->r.out = evbuffer_new())) {
         free(c);
         rargs_free(argv, argc);
         return false;
@@ -1010,16 +1058,48 @@ static void read_cb(struct bufferevent *bev, void *arg)
     client_pump(arg);
 }
 
+/* The bufferevent sent what flush_cb left it: the next replies go straight out again. */
 static void write_cb(struct bufferevent *bev, void *arg)
 {
     struct rclient *cl = arg;
-    (void)bev;
+    bufferevent_disable(bev, EV_WRITE);
     if ((cl->closing || cl->eof) && !cl->head) {
         cl->gone = true;
         client_free(cl);
         return;
     }
     client_pump(cl); /* the output drained below the high-water mark */
+}
+
+/* Once a loop turn, after the callbacks that finished commands: each client's
+ * replies leave in one write, straight to the socket. What the socket does not
+ * take, and an error, are left to the bufferevent (its write event, its write
+ * timeout, event_cb). */
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct resp_server *srv = arg;
+    (void)fd;
+    (void)what;
+    while (srv->dirty) {
+        struct rclient *cl = srv->dirty;
+        client_unmark_dirty(cl);
+        if (cl->gone || !cl->bev || (bufferevent_get_enabled(cl->bev) & EV_WRITE)) continue;
+        struct evbuffer *out = bufferevent_get_output(cl->bev);
+        bool was_full = client_full(cl);
+        if (evbuffer_get_length(out) > 0) { /* as the bufferevent writes it: its start is frozen */
+            evbuffer_unfreeze(out, 1);
+            evbuffer_write(out, bufferevent_getfd(cl->bev));
+            evbuffer_freeze(out, 1);
+        }
+        if (evbuffer_get_length(out) > 0) {
+            bufferevent_enable(cl->bev, EV_WRITE);
+        } else if ((cl->closing || cl->eof) && !cl->head) {
+            cl->gone = true;
+            client_free(cl);
+        } else if (was_full) {
+            client_pump(cl); /* read again */
+        }
+    }
 }
 
 static void event_cb(struct bufferevent *bev, short what, void *arg)
@@ -1086,7 +1166,8 @@ static void accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct soc
     cl->timer = evtimer_new(srv->app->base, client_timer_cb, cl); /* NULL: no deadlines for it */
     client_apply_config(cl);
     bufferevent_setcb(cl->bev, read_cb, write_cb, event_cb, cl);
-    bufferevent_enable(cl->bev, EV_READ | EV_WRITE);
+    bufferevent_disable(cl->bev, EV_WRITE); /* on by default; only while output waits (flush_cb) */
+    bufferevent_enable(cl->bev, EV_READ);
     client_arm_timer(cl);
 }
 
@@ -1099,6 +1180,10 @@ struct resp_server *resp_server_new(struct app *app)
 
     if (!srv) return NULL;
     srv->app = app;
+    if (!(srv->flush_ev = event_new(app->base, -1, 0, flush_cb, srv))) {
+        free(srv);
+        return NULL;
+    }
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = EVUTIL_AI_PASSIVE | EVUTIL_AI_NUMERICHOST | EVUTIL_AI_NUMERICSERV;
@@ -1106,6 +1191,7 @@ struct resp_server *resp_server_new(struct app *app)
     if ((rc = evutil_getaddrinfo(app->cfg->resp_address, port, &hints, &ai)) != 0) {
         log_error("msg=\"bad RESP listen address\" address=\"%s\" error=\"%s\"", app->cfg->resp_address,
                   evutil_gai_strerror(rc));
+        event_free(srv->flush_ev);
         free(srv);
         return NULL;
     }
@@ -1115,6 +1201,7 @@ struct resp_server *resp_server_new(struct app *app)
     if (!srv->lis) {
         log_error("msg=\"cannot listen for RESP\" address=\"%s\" port=%d error=\"%s\"", app->cfg->resp_address,
                   app->cfg->resp_port, strerror(errno));
+        event_free(srv->flush_ev);
         free(srv);
         return NULL;
     }
@@ -1163,5 +1250,6 @@ void resp_server_free(struct resp_server *srv)
     g_defs = NULL;
     free(g_stats);
     g_stats = NULL;
+    event_free(srv->flush_ev);
     free(srv);
 }
