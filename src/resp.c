@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -76,6 +77,11 @@ struct rclient {
     struct rclient *dirty_prev, *dirty_next;
     bool dirty;           /* on srv->dirty */
     struct rcmd *spare;   /* a finished command kept for the next one (its reply buffer, empty) */
+    /* Reading is ours, not the bufferevent's (which only writes): one recv per
+     * readiness, without the FIONREAD ioctl libevent asks before each read. */
+    struct event *rev;
+    struct evbuffer *in;
+    bool reading;         /* rev is added */
 };
 
 static int g_inflight;
@@ -93,6 +99,7 @@ int resp_server_unsent(const struct resp_server *srv)
 static void client_pump(struct rclient *cl);
 static void client_free(struct rclient *cl);
 static void client_arm_timer(struct rclient *cl);
+static void client_reading(struct rclient *cl, bool on);
 static void protocol_error(struct rclient *cl, const char *msg);
 
 /* ---- argument helpers ------------------------------------------------------- */
@@ -861,7 +868,7 @@ static void client_arm_timer(struct rclient *cl)
 {
     const struct config *cfg = cl->srv->app->cfg;
     bool full = client_full(cl);
-    bool partial = cl->parser.want_args != -1 || evbuffer_get_length(bufferevent_get_input(cl->bev)) > 0;
+    bool partial = cl->parser.want_args != -1 || evbuffer_get_length(cl->in) > 0;
     int kind = DEADLINE_NONE, secs = 0;
 
     if (cl->gone || cl->closing || cl->eof || !cl->timer) {
@@ -930,6 +937,11 @@ static void client_free(struct rclient *cl)
 {
     struct resp_server *srv = cl->srv;
     client_unmark_dirty(cl);
+    if (cl->rev) { /* before the bufferevent closes the socket */
+        event_free(cl->rev);
+        cl->rev = NULL;
+        cl->reading = false;
+    }
     if (cl->started) { /* commands still running: they free us when they finish */
         cl->gone = true;
         if (cl->timer) evtimer_del(cl->timer);
@@ -954,6 +966,7 @@ static void client_free(struct rclient *cl)
         free(cl->spare);
     }
     if (cl->bev) bufferevent_free(cl->bev);
+    if (cl->in) evbuffer_free(cl->in);
     if (cl->timer) event_free(cl->timer);
     rparser_reset(&cl->parser);
     if (cl->prev) cl->prev->next = cl->next;
@@ -1020,7 +1033,7 @@ static void protocol_error(struct rclient *cl, const char *msg)
 /* Parses queued input into commands; true if any was added. */
 static bool client_parse(struct rclient *cl)
 {
-    struct evbuffer *in = bufferevent_get_input(cl->bev);
+    struct evbuffer *in = cl->in;
     const struct config *cfg = cl->srv->app->cfg;
     bool added = false;
     char err[160];
@@ -1045,17 +1058,44 @@ static bool client_parse(struct rclient *cl)
         }
         added = true;
     }
-    if (cl->closing || cl->eof || client_full(cl))
-        bufferevent_disable(cl->bev, EV_READ);
-    else
-        bufferevent_enable(cl->bev, EV_READ);
+    client_reading(cl, !(cl->closing || cl->eof || client_full(cl)));
     return added;
 }
 
-static void read_cb(struct bufferevent *bev, void *arg)
+static void client_reading(struct rclient *cl, bool on)
 {
-    (void)bev;
-    client_pump(arg);
+    if (!cl->rev || cl->reading == on) return;
+    if (on ? event_add(cl->rev, NULL) == 0 : event_del(cl->rev) == 0) cl->reading = on;
+}
+
+#define READ_CHUNK 65536
+static void read_cb(evutil_socket_t fd, short what, void *arg)
+{
+    static char buf[READ_CHUNK]; /* one loop, one thread: copied out before the next read */
+    struct rclient *cl = arg;
+    ssize_t n = recv(fd, buf, sizeof(buf), 0);
+    (void)what;
+    if (n > 0) {
+        if (evbuffer_add(cl->in, buf, (size_t)n) != 0) {
+            protocol_error(cl, "out of memory");
+            client_reading(cl, false);
+        }
+        client_pump(cl);
+        return;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+    if (n == 0) { /* the peer may only have closed its writing side: answer what it sent */
+        cl->eof = true;
+        rparser_reset(&cl->parser); /* a half-received command is dropped */
+        client_reading(cl, false);
+        if (!cl->head) {
+            cl->gone = true;
+            client_free(cl);
+        }
+        return;
+    }
+    log_debug("msg=\"RESP client gone\" client=%llu error=\"%s\"", (unsigned long long)cl->id, strerror(errno));
+    client_free(cl);
 }
 
 /* The bufferevent sent what flush_cb left it: the next replies go straight out again. */
@@ -1106,18 +1146,6 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
 {
     struct rclient *cl = arg;
     (void)bev;
-    if ((what & BEV_EVENT_EOF) && (what & BEV_EVENT_READING) && !(what & BEV_EVENT_ERROR)) {
-        /* the peer may only have closed its writing side: answer what it sent */
-        cl->eof = true;
-        rparser_reset(&cl->parser); /* a half-received command is dropped */
-        if (!cl->head) {
-            cl->gone = true;
-            client_free(cl);
-        } else {
-            bufferevent_disable(cl->bev, EV_READ);
-        }
-        return;
-    }
     if (what & BEV_EVENT_TIMEOUT) {
         metrics.resp_timeouts++;
         log_info("msg=\"slow RESP client: replies not read in time\" client=%llu write_timeout_s=%d",
@@ -1147,8 +1175,11 @@ static void accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct soc
         evutil_closesocket(fd);
         return;
     }
-    if (!(cl = calloc(1, sizeof(*cl))) ||
+    if (!(cl = calloc(1, sizeof(*cl))) || !(cl->in = evbuffer_new()) ||
+        !(cl->rev = event_new(srv->app->base, fd, EV_READ | EV_PERSIST, read_cb, cl)) ||
         !(cl->bev = bufferevent_socket_new(srv->app->base, fd, BEV_OPT_CLOSE_ON_FREE))) {
+        if (cl && cl->rev) event_free(cl->rev);
+        if (cl && cl->in) evbuffer_free(cl->in);
         free(cl);
         evutil_closesocket(fd);
         return;
@@ -1165,9 +1196,9 @@ static void accept_cb(struct evconnlistener *lis, evutil_socket_t fd, struct soc
     srv->nclients++;
     cl->timer = evtimer_new(srv->app->base, client_timer_cb, cl); /* NULL: no deadlines for it */
     client_apply_config(cl);
-    bufferevent_setcb(cl->bev, read_cb, write_cb, event_cb, cl);
-    bufferevent_disable(cl->bev, EV_WRITE); /* on by default; only while output waits (flush_cb) */
-    bufferevent_enable(cl->bev, EV_READ);
+    bufferevent_setcb(cl->bev, NULL, write_cb, event_cb, cl);
+    bufferevent_disable(cl->bev, EV_READ | EV_WRITE); /* EV_WRITE: only while output waits (flush_cb) */
+    client_reading(cl, true);
     client_arm_timer(cl);
 }
 
@@ -1227,12 +1258,11 @@ void resp_server_drain(struct resp_server *srv)
         next = cl->next; /* client_pump may free cl */
         if (cl->gone || cl->closing || cl->eof || !cl->bev) continue;
         /* bytes that reached the socket before the signal are commands sent before it */
-        struct evbuffer *in = bufferevent_get_input(cl->bev);
-        for (int i = 0; i < 64 && evbuffer_read(in, bufferevent_getfd(cl->bev), 65536) > 0; i++) {
+        for (int i = 0; i < 64 && evbuffer_read(cl->in, bufferevent_getfd(cl->bev), 65536) > 0; i++) {
         } /* at most 4 MiB: a client still sending cannot hold the shutdown */
         client_parse(cl);
         cl->closing = true; /* answer what was taken, then close */
-        bufferevent_disable(cl->bev, EV_READ);
+        client_reading(cl, false);
         client_pump(cl);
     }
 }
