@@ -12,7 +12,8 @@
 # the log absorbs it and folds during and after it; then one sustained run of
 # 10 x BENCH_WLOG_N at 100 clients, long enough that the folds (at half of
 # max_keys) run alongside and bound it. Before every measurement the log is folded
-# and the key:* rows deleted (redis: FLUSHALL), so every SETBIT makes a new key.
+# and the key:* rows deleted and vacuumed away (redis: FLUSHALL), so every SETBIT
+# makes a new key in a table without dead rows.
 #
 # Needs (exported by bench/run.sh): BENCH_BIN, BITMAPD_DSN, BENCH_PGURL (owner),
 # BENCH_RESP_PORT, BENCH_REDIS_FSYNC_PORT, BENCH_TMP.
@@ -70,6 +71,10 @@ clean() {
   done
   ((i < 300)) || die "could not fold the log and delete the keys"
   redis-cli -p "$BENCH_REDIS_FSYNC_PORT" FLUSHALL >/dev/null
+  # the deleted rows (the last measurement's, and resp.sh's million before the first)
+  # would otherwise stay in the table and its indexes until autovacuum comes: every
+  # new key's insert would walk past them
+  q "VACUUM bitmapd.bitmaps" >/dev/null
   q "CHECKPOINT" >/dev/null 2>&1 || true
 }
 
@@ -128,7 +133,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f×", a / b; el
   echo "Durable SETBIT of new keys (\`redis-benchmark -r 1000000 SETBIT key:__rand_int__ 7 1\`), each row the"
   echo "median of $ROUNDS measurement(s) of $(thousands "$N") requests taken in turn; bitmapd in place ([wlog] off),"
   echo "bitmapd with the write-behind log ([wlog] enabled = 1, defaults otherwise) and redis-server"
-  echo "\`--appendfsync always\`, on the same machine and disk. Targets of issue 13: 0.6× at 50 and 100 clients, 0.3× with \`-P 16\`."
+  echo "\`--appendfsync always\`, on the same machine and disk. Before each measurement the log is folded, the key:* rows"
+  echo "are deleted and \`VACUUM bitmapd.bitmaps\` clears them away (redis: FLUSHALL). Targets of issue 13: 0.6× at 50 and 100 clients, 0.3× with \`-P 16\`."
   echo
   echo "| clients | in place | log | redis fsync | in place / redis | log / redis |"
   echo "|---|---:|---:|---:|---:|---:|"

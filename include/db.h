@@ -77,6 +77,9 @@ typedef void (*db_notify_cb)(const char *payload, void *arg);
 typedef void (*db_listen_state_cb)(bool up, void *arg);
 bool db_listen(struct db *db, const char *channel, db_notify_cb on_notify, db_listen_state_cb on_state,
                void *arg) WUR;
+/* A statement the listener's session runs before each LISTEN (NULL: none); the
+ * listener is up once both succeed. Set before db_listen. */
+void db_listen_setup(struct db *db, const char *sql);
 bool db_listening(const struct db *db);
 
 /* This process's instance token (16 hex digits), the setting bitmapd.instance of

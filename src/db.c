@@ -74,6 +74,7 @@ struct db {
     unsigned long queries, failures, reconnects;
     struct db_conn *listen;   /* NULL until db_listen() */
     char *listen_channel;
+    const char *listen_setup; /* run after LISTEN, before up (db_listen_setup) */
     bool listen_up;
     db_notify_cb on_notify;
     db_listen_state_cb on_listen_state;
@@ -393,14 +394,9 @@ static void conn_run(struct db_conn *c, struct db_job *job);
 static struct db_job *job_new(struct db *db, const char *sql, int nparams, const struct db_param *params,
                               db_cb cb, void *arg);
 
-static void listen_done(const struct db_result *r, void *arg)
+/* LISTEN or the setup after it failed on a connection still up: drop it and retry. */
+static void listen_failed(struct db_conn *c, const struct db_result *r)
 {
-    struct db_conn *c = arg;
-    if (r->status == DB_OK) {
-        c->backoff_ms = 0;
-        listen_set_up(c->db, true);
-        return;
-    }
     if (c->state != CONN_IDLE) return; /* the connection was lost: it reconnects by itself */
     log_warn("msg=\"LISTEN failed\" reason=\"%s\"", r->message ? r->message : "?");
     /* conn_lost() from inside the job's own completion would free the job twice:
@@ -411,17 +407,49 @@ static void listen_done(const struct db_result *r, void *arg)
     event_add(c->timer, &soon);
 }
 
-/* The listener connected: LISTEN before anything else. */
-static void listen_start(struct db_conn *c)
+static void listen_done(const struct db_result *r, void *arg)
 {
-    char sql[128];
-    snprintf(sql, sizeof(sql), "LISTEN %s", c->db->listen_channel);
-    struct db_job *job = job_new(c->db, sql, 0, NULL, listen_done, c);
+    struct db_conn *c = arg;
+    if (r->status != DB_OK) {
+        listen_failed(c, r);
+        return;
+    }
+    c->backoff_ms = 0;
+    listen_set_up(c->db, true);
+}
+
+static void listen_run(struct db_conn *c, const char *sql, db_cb cb)
+{
+    struct db_job *job = job_new(c->db, sql, 0, NULL, cb, c);
     if (!job) {
         conn_lost(c, "out of memory");
         return;
     }
     conn_run(c, job);
+}
+
+static void listen_setup_done(const struct db_result *r, void *arg)
+{
+    struct db_conn *c = arg;
+    char sql[128];
+    if (r->status != DB_OK) {
+        listen_failed(c, r);
+        return;
+    }
+    snprintf(sql, sizeof(sql), "LISTEN %s", c->db->listen_channel);
+    listen_run(c, sql, listen_done);
+}
+
+/* The listener connected: the setup (db_listen_setup), then LISTEN, before anything
+ * else. LISTEN stays the session's last statement until the store runs others (an
+ * operator finds the listener in pg_stat_activity by it). */
+static void listen_start(struct db_conn *c)
+{
+    static const struct db_result none = {.status = DB_OK};
+    if (c->db->listen_setup)
+        listen_run(c, c->db->listen_setup, listen_setup_done);
+    else
+        listen_setup_done(&none, c);
 }
 
 static void conn_poll_connect(struct db_conn *c)
@@ -668,6 +696,8 @@ bool db_listen(struct db *db, const char *channel, db_notify_cb on_notify, db_li
 }
 
 bool db_listening(const struct db *db) { return db->listen_up; }
+
+void db_listen_setup(struct db *db, const char *sql) { db->listen_setup = sql; }
 
 const char *db_instance(const struct db *db) { return db->instance; }
 

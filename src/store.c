@@ -693,11 +693,14 @@ static const char SQL_APPEND[] =
     "         SELECT a FROM (SELECT array_agg(img ORDER BY ord) AS a FROM good) x"
     "          WHERE a IS NOT NULL AND (SELECT ok FROM held)"
     "         RETURNING seq),"
+    /* announced only to other instances' listeners (WLOG_WATCH_LOCK): with none, the
+     * exclusive lock keeps any from registering until this commits */
+    " watched AS MATERIALIZED (SELECT NOT pg_try_advisory_xact_lock(" WLOG_WATCH_LOCK ") AS yes),"
     " n AS (SELECT pg_notify('bitmapd_changed', '!w,' || string_agg(item, ',' ORDER BY ord))"
     "         FROM (SELECT item, ord, sum(length(item) + 1) OVER (ORDER BY ord) / 3500 AS chunk"
     "                 FROM (SELECT encode(k, 'hex') || ':' || v || ':' || txid_current() % 4294967296 AS item, ord"
     "                         FROM good) s) t"
-    "        WHERE EXISTS (SELECT 1 FROM ins)"
+    "        WHERE EXISTS (SELECT 1 FROM ins) AND (SELECT yes FROM watched)"
     "        GROUP BY chunk)"
     " SELECT grp, NULL::int8, NULL::int8, NULL::int4 FROM (SELECT DISTINCT grp FROM bad) d"
     " UNION ALL"
@@ -1557,6 +1560,7 @@ struct store *store_new(struct db *db, const struct config *cfg)
     if (!(st->recheck_ev = evtimer_new(db_event_base(db), recheck_cb, st))) goto fail;
     if (!(st->wait_ev = evtimer_new(db_event_base(db), wait_cb, st))) goto fail;
     if (!(st->wl = wlog_new(st, db, cfg, st->cache))) goto fail;
+    db_listen_setup(db, WLOG_WATCH_SQL); /* a watcher of the appends (store_wlog.h) */
     if (cfg->cache_max_mb > 0 && !db_listen(db, "bitmapd_changed", store_on_notify, store_on_listen, st)) goto fail;
     return st;
 fail:

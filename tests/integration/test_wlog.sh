@@ -89,7 +89,28 @@ check "A's bit survived B's write" 2 "$(redis-cli -p "$A_R" bitcount "${P}shared
 check "B counted the statements the log held back" yes \
   "$([[ $(metric bitmapd_wlog_blocked_total "$B_URL") -gt 0 ]] && echo yes || echo no)"
 check "A was asked to let go" yes "$([[ $(metric bitmapd_wlog_yields_total "$A_URL") -gt 0 ]] && echo yes || echo no)"
+check "B's cached copy follows A's next append (A announces to a watcher)" 1 \
+  "$(redis-cli -p "$B_R" getbit "${P}shared" 12 >/dev/null; redis-cli -p "$A_R" setbit "${P}shared" 12 1 >/dev/null
+     for _ in $(seq 100); do [[ $(redis-cli -p "$B_R" getbit "${P}shared" 12) == 1 ]] && break; sleep 0.05; done
+     redis-cli -p "$B_R" getbit "${P}shared" 12)"
 stop_service "$B"
+
+echo "# a watcher that starts while the holder appends unannounced"
+watchers() { "${PSQL[@]}" -c "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 7355610 AND granted"; }
+wait_for "A holds the lease alone" \
+  "redis-cli -p $A_R setbit ${P}alone 1 1 >/dev/null; [[ \$(metric bitmapd_wlog_holder $A_URL) == 1 && \$(watchers) == 0 ]]"
+redis-cli -p "$A_R" setbit "${P}late" 1 1 >/dev/null
+check "with no other instance, nobody watches A's appends" 0 "$(watchers)"
+start_service || finish # C: the log off
+C=$PORT C_R=$RPORT C_URL=$BASE_URL
+wait_for "C is up and listening" "[[ \$(metric bitmapd_db_listener_up $C_URL) == 1 ]]"
+check "C watches" 1 "$(watchers)"
+check "C reads A's unannounced write" 1 "$(redis-cli -p "$C_R" getbit "${P}late" 1)"
+check "C reads it again (from its cache)" 1 "$(redis-cli -p "$C_R" getbit "${P}late" 1)"
+redis-cli -p "$A_R" setbit "${P}late" 2 1 >/dev/null
+wait_for "C's copy follows A's announced append" "[[ \$(redis-cli -p $C_R getbit ${P}late 2) == 1 ]]"
+check "C counts both bits" 2 "$(redis-cli -p "$C_R" bitcount "${P}late")"
+stop_service "$C"
 
 echo "# a damaged log row"
 wait_for "A holds the lease again" \
