@@ -40,6 +40,9 @@ struct chunk_cut {
  * (run-optimized here, so that equal sets cut into equal bytes). False on allocation
  * failure. An empty bitmap has no chunk. */
 bool chunks_cut(roaring_bitmap_t *bm, size_t max_bytes, struct chunk_cut *out) WUR;
+/* The same for a bm run-optimized already (codec_encode leaves it so): for a big
+ * bitmap of bitsets, counting their runs again is a tenth of a hot key's write. */
+bool chunks_cut_optimized(const roaring_bitmap_t *bm, size_t max_bytes, struct chunk_cut *out) WUR;
 void chunks_cut_free(struct chunk_cut *c);
 
 /* The bitmap of n chunk rows in ascending lo: every part is checked (range, order, no

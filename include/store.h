@@ -48,8 +48,8 @@ struct store_write {
     int64_t inc;    /* versions the write adds: the changes merged into it (0 and 1 both mean one) */
     bool absent;    /* loaded as "no row": the write inserts it (version 1), or checks it is still absent */
     struct roaring_bitmap_s *bm; /* optional: the bitmap bits encode, so that a big one is cut into
-                                    chunks without decoding bits again (run-optimized in place;
-                                    used only during store_cas) */
+                                    chunks without decoding bits again; run-optimized, as
+                                    codec_encode leaves it (used only during store_cas) */
 };
 
 /* conflict[g] is true for each group g (0 .. ngroups-1) that did not commit because

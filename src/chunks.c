@@ -97,13 +97,18 @@ static void cut_range(struct cutter *ct, uint32_t lo, uint32_t hi, int32_t a, in
 
 bool chunks_cut(roaring_bitmap_t *bm, size_t max_bytes, struct chunk_cut *out)
 {
+    roaring_bitmap_run_optimize(bm);
+    return chunks_cut_optimized(bm, max_bytes, out);
+}
+
+bool chunks_cut_optimized(const roaring_bitmap_t *bm, size_t max_bytes, struct chunk_cut *out)
+{
     const roaring_array_t *ra = &bm->high_low_container;
     struct cutter ct = {.ra = ra, .max_bytes = max_bytes};
     size_t total = 0;
     bool ok = false;
 
     *out = (struct chunk_cut){0};
-    roaring_bitmap_run_optimize(bm);
     int32_t nc = ra->size;
     ct.psum = malloc(((size_t)nc + 1) * sizeof(*ct.psum));
     ct.rsum = malloc(((size_t)nc + 1) * sizeof(*ct.rsum));

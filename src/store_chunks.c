@@ -95,7 +95,7 @@ bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, siz
     size_t nold = 0, i = 0, j = 0;
 
     if (!bm) return false; /* the writer's own encoding: it validated it */
-    bool ok = chunks_cut(bm, max_bytes, &ch->cut);
+    bool ok = bm == w->bm ? chunks_cut_optimized(bm, max_bytes, &ch->cut) : chunks_cut(bm, max_bytes, &ch->cut);
     if (bm != w->bm) roaring_bitmap_free(bm);
     if (!ok || !(ch->rows = malloc((ch->cut.n + 1) * sizeof(*ch->rows)))) return false;
     ch->chunked = true;
