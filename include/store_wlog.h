@@ -16,14 +16,23 @@ struct wlog;
 
 /* The lock id of the lease (migration 0009). */
 #define WLOG_LEASE_LOCK "7355609"
-/* Watchers: every instance's listener session takes this lock shared just before its
- * LISTEN (so before its cache is turned on) and holds it except while it holds the
- * lease. An append announces its keys only when it cannot take the lock exclusively
- * (held until its commit): when another instance is listening. A watcher that
- * registers waits for the appends that did not announce to commit; its loads, all
- * later, see their rows in the log and wait for the fold. */
+/* Watchers: every instance's listener session takes the locks (WLOG_WATCH_LOCK, 0 …
+ * 15) shared just before its LISTEN (so before its cache is turned on) and holds them
+ * except while it holds the lease. An append announces its keys only when it cannot
+ * take the lock of its backend's slot (pid mod 16) exclusively, held until its
+ * commit: when another instance is listening (or, rarely, when another append of
+ * the same slot runs: the holder's appends on other connections do not stand in
+ * each other's way). A watcher that registers waits for the appends that did not
+ * announce to commit; its loads, all later, see their rows in the log and wait for
+ * the fold. */
 #define WLOG_WATCH_LOCK "7355610"
-#define WLOG_WATCH_SQL "SELECT pg_advisory_lock_shared(" WLOG_WATCH_LOCK ")"
+#define WLOG_WATCH_SLOTS "16"
+#define WLOG_WATCH_SQL                                                                                  \
+    "SELECT count(pg_advisory_lock_shared(" WLOG_WATCH_LOCK ", s)) FROM generate_series(0, " WLOG_WATCH_SLOTS \
+    " - 1) s"
+#define WLOG_UNWATCH_SQL                                                                                \
+    "SELECT count(*) FILTER (WHERE pg_advisory_unlock_shared(" WLOG_WATCH_LOCK ", s))"                  \
+    " FROM generate_series(0, " WLOG_WATCH_SLOTS " - 1) s"
 
 struct wlog *wlog_new(struct store *st, struct db *db, const struct config *cfg, struct cache *cache) WUR;
 void wlog_free(struct wlog *wl);

@@ -695,7 +695,8 @@ static const char SQL_APPEND[] =
     "         RETURNING seq),"
     /* announced only to other instances' listeners (WLOG_WATCH_LOCK): with none, the
      * exclusive lock keeps any from registering until this commits */
-    " watched AS MATERIALIZED (SELECT NOT pg_try_advisory_xact_lock(" WLOG_WATCH_LOCK ") AS yes),"
+    " watched AS MATERIALIZED (SELECT NOT pg_try_advisory_xact_lock(" WLOG_WATCH_LOCK ","
+    "                                    pg_backend_pid() % " WLOG_WATCH_SLOTS ") AS yes),"
     " n AS (SELECT pg_notify('bitmapd_changed', '!w,' || string_agg(item, ',' ORDER BY ord))"
     "         FROM (SELECT item, ord, sum(length(item) + 1) OVER (ORDER BY ord) / 3500 AS chunk"
     "                 FROM (SELECT encode(k, 'hex') || ':' || v || ':' || txid_current() % 4294967296 AS item, ord"

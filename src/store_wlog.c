@@ -530,18 +530,17 @@ static const char SQL_ACQUIRE[] =
     "                          AND pid = pg_backend_pid() AND classid = 0 AND objid = " WLOG_LEASE_LOCK
     "                          AND objsubid = 1 AND mode = 'ExclusiveLock' AND granted) AS had),"
     " l AS MATERIALIZED (SELECT (SELECT had FROM h) OR pg_try_advisory_lock(" WLOG_LEASE_LOCK ") AS got),"
-    " w AS MATERIALIZED (SELECT pg_advisory_unlock_shared(" WLOG_WATCH_LOCK ")"
-    "                      WHERE (SELECT got FROM l) AND NOT (SELECT had FROM h)),"
+    " w AS MATERIALIZED (" WLOG_UNWATCH_SQL " WHERE (SELECT got FROM l) AND NOT (SELECT had FROM h)),"
     " u AS (UPDATE bitmapd.wlog_lease SET holder = $1::text WHERE (SELECT got FROM l) RETURNING 1)"
     " SELECT (SELECT got FROM l)::int4, (SELECT count(*) FROM u)::int4,"
     "        (SELECT prosrc LIKE '%_wlog_guard%' FROM pg_proc"
     "          WHERE oid = 'bitmapd._bitmaps_changed()'::regprocedure)::int4, (SELECT count(*) FROM w)::int4";
 static const char SQL_READ_LOG[] = "SELECT seq, images FROM bitmapd.wlog ORDER BY seq";
 /* The lease row names nobody before the lock goes: the old holder's token must not
- * pass the guard while the next holder is taking the lease. */
-/* It watches again before it lets go: the next holder's appends announce to it. */
+ * pass the guard while the next holder is taking the lease. It watches again before
+ * it lets go: the next holder's appends announce to it. */
 static const char SQL_RELEASE[] =
-    "WITH w AS MATERIALIZED (" WLOG_WATCH_SQL " AS watching),"
+    "WITH w AS MATERIALIZED (" WLOG_WATCH_SQL "),"
     " u AS (UPDATE bitmapd.wlog_lease SET holder = '' WHERE holder = $1::text RETURNING 1)"
     " SELECT (SELECT count(*) FROM u), (SELECT pg_advisory_unlock(" WLOG_LEASE_LOCK ") FROM w)";
 

@@ -96,7 +96,7 @@ check "B's cached copy follows A's next append (A announces to a watcher)" 1 \
 stop_service "$B"
 
 echo "# a watcher that starts while the holder appends unannounced"
-watchers() { "${PSQL[@]}" -c "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 7355610 AND granted"; }
+watchers() { "${PSQL[@]}" -c "SELECT count(DISTINCT pid) FROM pg_locks WHERE locktype = 'advisory' AND classid = 7355610 AND granted"; }
 wait_for "A holds the lease alone" \
   "redis-cli -p $A_R setbit ${P}alone 1 1 >/dev/null; [[ \$(metric bitmapd_wlog_holder $A_URL) == 1 && \$(watchers) == 0 ]]"
 redis-cli -p "$A_R" setbit "${P}late" 1 1 >/dev/null
