@@ -11,7 +11,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential pkg-config
   libpq-dev libevent-dev libroaring-dev libjansson-dev libinih-dev libcmocka-dev
-  libhiredis-dev redis-server
+  libhiredis-dev libjemalloc-dev redis-server
   postgresql-15 postgresql-client-15 postgresql-15-pgtap
   curl wrk redis-tools jq python3 ca-certificates
   procps util-linux iproute2 coreutils

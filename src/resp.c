@@ -96,6 +96,25 @@ int resp_server_unsent(const struct resp_server *srv)
     return n;
 }
 
+#ifdef BITMAPD_JEMALLOC
+int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen); /* jemalloc */
+/* Bytes the program has allocated: jemalloc's statistics, refreshed. */
+static size_t heap_used(void)
+{
+    uint64_t epoch = 1;
+    size_t allocated = 0, len = sizeof(epoch);
+    mallctl("epoch", &epoch, &len, &epoch, len);
+    len = sizeof(allocated);
+    return mallctl("stats.allocated", &allocated, &len, NULL, 0) == 0 ? allocated : 0;
+}
+#else
+static size_t heap_used(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+#endif
+
 static void client_pump(struct rclient *cl);
 static void client_free(struct rclient *cl);
 static void client_arm_timer(struct rclient *cl);
@@ -532,11 +551,10 @@ static void cmd_info(struct rcmd *c)
                             c->app->cfg->resp_max_clients);
     }
     if (want_section(c, "memory", true)) {
-        struct mallinfo2 mi = mallinfo2();
         section(t, "Memory");
         evbuffer_add_printf(t, "used_memory:%zu\r\nused_memory_rss:%lld\r\nmaxmemory:0\r\n"
                                "maxmemory_policy:noeviction\r\n",
-                            mi.uordblks + mi.hblkhd, (long long)ru.ru_maxrss * 1024);
+                            heap_used(), (long long)ru.ru_maxrss * 1024);
     }
     if (want_section(c, "stats", true)) {
         section(t, "Stats");
