@@ -74,7 +74,7 @@ struct db {
     unsigned long queries, failures, reconnects;
     struct db_conn *listen;   /* NULL until db_listen() */
     char *listen_channel;
-    const char *listen_setup; /* run after LISTEN, before up (db_listen_setup) */
+    const char *listen_setup; /* run before LISTEN (db_listen_setup) */
     bool listen_up;
     db_notify_cb on_notify;
     db_listen_state_cb on_listen_state;
@@ -394,7 +394,7 @@ static void conn_run(struct db_conn *c, struct db_job *job);
 static struct db_job *job_new(struct db *db, const char *sql, int nparams, const struct db_param *params,
                               db_cb cb, void *arg);
 
-/* LISTEN or the setup after it failed on a connection still up: drop it and retry. */
+/* LISTEN or the setup before it failed on a connection still up: drop it and retry. */
 static void listen_failed(struct db_conn *c, const struct db_result *r)
 {
     if (c->state != CONN_IDLE) return; /* the connection was lost: it reconnects by itself */
@@ -428,16 +428,20 @@ static void listen_run(struct db_conn *c, const char *sql, db_cb cb)
     conn_run(c, job);
 }
 
+static void listen_send(struct db_conn *c)
+{
+    char sql[128];
+    snprintf(sql, sizeof(sql), "LISTEN %s", c->db->listen_channel);
+    listen_run(c, sql, listen_done);
+}
+
 static void listen_setup_done(const struct db_result *r, void *arg)
 {
     struct db_conn *c = arg;
-    char sql[128];
-    if (r->status != DB_OK) {
+    if (r->status != DB_OK)
         listen_failed(c, r);
-        return;
-    }
-    snprintf(sql, sizeof(sql), "LISTEN %s", c->db->listen_channel);
-    listen_run(c, sql, listen_done);
+    else
+        listen_send(c);
 }
 
 /* The listener connected: the setup (db_listen_setup), then LISTEN, before anything
@@ -445,11 +449,10 @@ static void listen_setup_done(const struct db_result *r, void *arg)
  * operator finds the listener in pg_stat_activity by it). */
 static void listen_start(struct db_conn *c)
 {
-    static const struct db_result none = {.status = DB_OK};
     if (c->db->listen_setup)
         listen_run(c, c->db->listen_setup, listen_setup_done);
     else
-        listen_setup_done(&none, c);
+        listen_send(c);
 }
 
 static void conn_poll_connect(struct db_conn *c)

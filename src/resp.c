@@ -723,6 +723,10 @@ static void cmd_start(struct rclient *cl, struct rcmd *c)
     }
 }
 
+/* Closing (QUIT, a protocol error) or half-closed by the peer, with every command
+ * answered: closed once its output is sent. */
+static bool client_answered_all(const struct rclient *cl) { return (cl->closing || cl->eof) && !cl->head; }
+
 static void client_mark_dirty(struct rclient *cl)
 {
     struct resp_server *srv = cl->srv;
@@ -796,8 +800,7 @@ static void client_pump(struct rclient *cl)
         if (cl->started == 0) client_free(cl);
         return;
     }
-    if ((cl->closing || cl->eof) && !cl->head &&
-        evbuffer_get_length(bufferevent_get_output(cl->bev)) == 0) {
+    if (client_answered_all(cl) && evbuffer_get_length(bufferevent_get_output(cl->bev)) == 0) {
         cl->gone = true;
         client_free(cl); /* otherwise write_cb closes once the output is sent */
         return;
@@ -1121,7 +1124,7 @@ static void write_cb(struct bufferevent *bev, void *arg)
 {
     struct rclient *cl = arg;
     bufferevent_disable(bev, EV_WRITE);
-    if ((cl->closing || cl->eof) && !cl->head) {
+    if (client_answered_all(cl)) {
         cl->gone = true;
         client_free(cl);
         return;
@@ -1151,7 +1154,7 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
         }
         if (evbuffer_get_length(out) > 0) {
             bufferevent_enable(cl->bev, EV_WRITE);
-        } else if ((cl->closing || cl->eof) && !cl->head) {
+        } else if (client_answered_all(cl)) {
             cl->gone = true;
             client_free(cl);
         } else if (was_full) {

@@ -673,7 +673,8 @@ static const char SQL_CAS_ONE_CHUNKED[] =
  * was lost — is waited for and seen), or a group that failed its check against a
  * pending image ($4). Nothing goes in unless this instance still holds the lease. The change
  * notification names the images written ("!w," first, so that other instances know
- * the log is in use). Answer: the groups that failed, then the transaction's id, the
+ * the log is in use); it is sent only while another instance watches (`watched`).
+ * Answer: the groups that failed, then the transaction's id, the
  * log row (NULL: nothing was written) and whether the lease held. */
 static const char SQL_APPEND[] =
     "WITH bad AS (SELECT p.grp"

@@ -520,11 +520,11 @@ static void fold_start(struct wlog *wl)
 /* ---- the lease --------------------------------------------------------------------- */
 
 /* On the listener's session: the lock, then the lease row naming this instance, and
- * whether the guard of 0009 is in the change trigger (without it, no lease). */
-/* The holder stops watching (WLOG_WATCH_LOCK): nobody else writes while it holds
- * the lease, and its appends need not announce to itself. A session that holds the
- * lock already (a lease lost to the guard, taken again) does not take it twice: one
- * unlock must let it go. */
+ * whether the guard of 0009 is in the change trigger (without it, no lease). The
+ * holder stops watching (WLOG_WATCH_LOCK): nobody else writes while it holds the
+ * lease, and its appends need not announce to itself. A session that holds the lock
+ * already (a lease lost to the guard, taken again) does not take it twice: one unlock
+ * must let it go. */
 static const char SQL_ACQUIRE[] =
     "WITH h AS MATERIALIZED (SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory'"
     "                          AND pid = pg_backend_pid() AND classid = 0 AND objid = " WLOG_LEASE_LOCK
