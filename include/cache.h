@@ -56,6 +56,10 @@ bool cache_enabled(const struct cache *c);
 /* A hit fills *out and takes a reference on out->blob (release with cache_blob_unref). */
 bool cache_get(struct cache *c, const void *key, size_t len, struct cache_val *out) WUR;
 
+/* The bits cached for key at exactly version (a reference taken), or NULL. Not a
+ * read: neither a hit nor a miss, and the entry keeps its place in the LRU order. */
+struct cache_blob *cache_blob_at(struct cache *c, const void *key, size_t len, int64_t version) WUR;
+
 /* A read served from memory by something other than the cache (the write-behind
  * log's pending images): counted as a hit. */
 void cache_count_hit(struct cache *c);

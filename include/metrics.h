@@ -31,6 +31,8 @@ struct metrics_counters {
     unsigned long long write_guesses_wrong;    /* guessing trains that did not commit: loaded and applied again */
     unsigned long long write_unchanged_fresh;  /* merged write units that changed nothing, decided
                                                   on rows just read from the database: no statement */
+    unsigned long long write_kept_copies;      /* trains of a big key that took the decoded copy
+                                                  kept by the commit of its cached bits (kept.h) */
     unsigned long long http_auth_failures;
     unsigned long long http_connections_rejected; /* over [http] max_connections */
     unsigned long long http_request_timeouts;     /* [http] request_timeout_s passed */

@@ -103,6 +103,14 @@ void store_peek_release(struct cache_blob **held, size_t n);
 bool store_peek_or_guess(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
                          struct cache_blob **held, bool *guessed) WUR;
 
+/* A writer that has just committed key at version hands over bm, its decoded value
+ * (taken): when the cache holds that version's bits and they are longer than
+ * [postgres] chunk_bytes, bm is kept with them (kept.h) for the next writer of those
+ * very bits, else freed. */
+void store_keep_decoded(struct store *st, const uint8_t *key, size_t len, int64_t version, struct roaring_bitmap_s *bm);
+/* The decoded copy kept for a cached row's bits (store_peek), or NULL; the caller owns it. */
+struct roaring_bitmap_s *store_take_decoded(struct store *st, const struct store_row *row);
+
 /* The store's cache (never NULL), for statistics. */
 struct cache *store_cache(struct store *st);
 struct event_base *store_event_base(struct store *st);

@@ -199,6 +199,15 @@ bool cache_get(struct cache *c, const void *key, size_t len, struct cache_val *o
     return true;
 }
 
+struct cache_blob *cache_blob_at(struct cache *c, const void *key, size_t len, int64_t version)
+{
+    if (!c->enabled) return NULL;
+    struct entry *e = *find(c, key, len, key_hash(key, len));
+    if (!e || !e->v.found || e->v.version != version || !e->v.blob) return NULL;
+    e->v.blob->refs++;
+    return e->v.blob;
+}
+
 uint64_t cache_mark(const struct cache *c) { return c->seq; }
 
 /* Does the last notification about this hash, if it came after mark, agree with v? */

@@ -132,6 +132,9 @@ static void render_store(struct evbuffer *out, const struct app *app)
     counter(out, "bitmapd_write_unchanged_fresh_units_total",
             "Merged write units that changed nothing, decided on rows just read from the database (no statement).",
             metrics.write_unchanged_fresh);
+    counter(out, "bitmapd_write_kept_copies_total",
+            "Writes of a big key that took the decoded copy kept by the commit of its cached bits instead of decoding them.",
+            metrics.write_kept_copies);
     counter(out, "bitmapd_corrupt_rows_total", "Stored rows that failed validation when read (each time read).",
             metrics.corrupt_rows);
 

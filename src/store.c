@@ -12,6 +12,7 @@
 #include "chunks.h"
 #include "codec.h"
 #include "config.h"
+#include "kept.h"
 #include "log.h"
 #include "metrics.h"
 #include "pgbin.h"
@@ -44,6 +45,7 @@ struct store {
     unsigned recheck_logged_gen;  /* listen_gen whose failed check was logged */
     struct sent_node *checks;     /* trigger checks in flight, for store_free */
     struct store_chunks *chunks;  /* chunked keys: what this instance knows of them */
+    struct kept *kept;            /* decoded copies of big values just written (kept.h) */
     struct wlog *wl;              /* the write-behind log (store_wlog.h) */
     struct cas_call *parked;      /* writes of pending keys waiting for a fold or the lease */
     struct event *wait_ev;        /* a pause before sending again what the log's guard held back */
@@ -1557,6 +1559,7 @@ struct store *store_new(struct db *db, const struct config *cfg)
     st->cfg = cfg;
     if (!(st->cache = cache_new((size_t)cfg->cache_max_mb << 20))) goto fail;
     if (!(st->chunks = store_chunks_new())) goto fail;
+    if (!(st->kept = kept_new())) goto fail;
     if (!(st->ready_ev = event_new(db_event_base(db), -1, 0, load_ready_cb, st))) goto fail;
     if (!(st->flush_ev = event_new(db_event_base(db), -1, 0, flush_cb, st))) goto fail;
     if (!(st->recheck_ev = evtimer_new(db_event_base(db), recheck_cb, st))) goto fail;
@@ -1630,6 +1633,7 @@ void store_free(struct store *st)
     wlog_free(st->wl);
     cache_free(st->cache);
     store_chunks_free(st->chunks);
+    kept_free(st->kept);
     free(st);
 }
 
@@ -1680,6 +1684,23 @@ bool store_peek_or_guess(struct store *st, const struct store_key *keys, size_t 
 void store_peek_release(struct cache_blob **held, size_t n)
 {
     for (size_t i = 0; i < n; i++) cache_blob_unref(held[i]);
+}
+
+void store_keep_decoded(struct store *st, const uint8_t *key, size_t len, int64_t version, roaring_bitmap_t *bm)
+{
+    struct cache_blob *b = cache_blob_at(st->cache, key, len, version);
+    if (b && b->len > (size_t)st->cfg->pg_chunk_bytes)
+        kept_put(st->kept, b, bm);
+    else
+        roaring_bitmap_free(bm);
+    cache_blob_unref(b);
+}
+
+roaring_bitmap_t *store_take_decoded(struct store *st, const struct store_row *row)
+{
+    roaring_bitmap_t *bm = row->cached && row->bits ? kept_take(st->kept, row->bits) : NULL;
+    if (bm) metrics.write_kept_copies++;
+    return bm;
 }
 
 struct cache *store_cache(struct store *st) { return st->cache; }

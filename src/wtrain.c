@@ -302,6 +302,13 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
     if (conflict[0]) t->no_guess = true;
     if (guess_wrong) metrics.write_guesses_wrong++;
     bool retry = guess_wrong || (conflict[0] && ++t->attempts <= t->cfg->pg_max_retries);
+    if (!conflict[0]) /* before the next train starts: it may take these copies back */
+        for (int i = 0; i < t->nslots; i++) {
+            struct wp_slot *s = t->slots[i];
+            if (!s->used || !s->dirty || !s->k.bm) continue;
+            store_keep_decoded(t->st, (const uint8_t *)s->k.key, s->k.keylen, s->version, s->k.bm);
+            s->k.bm = NULL;
+        }
     for (size_t i = 0; i < t->nmembers; i++) {
         if (!t->members[i].wp) continue;
         struct wp_unit *u = member_unit(&t->members[i]);
@@ -348,13 +355,25 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
     train_load(t);
 }
 
-/* Takes the loaded row of slot s: the shared copy every unit will change. */
-static void slot_load(struct wp_slot *s, const struct store_row *row)
+/* Takes the loaded row of slot s: the shared copy every unit will change (decoded,
+ * or the copy kept by the train that wrote these very bits). */
+static void slot_load(struct wp_train *t, struct wp_slot *s, const struct store_row *row)
 {
     if (s->k.bm) roaring_bitmap_free(s->k.bm);
+    s->k.bm = NULL;
     s->dirty = false;
     s->cached = row->cached;
-    s->corrupt = !wp_key_load(&s->k, row, s->error, sizeof(s->error));
+    roaring_bitmap_t *kept = row->found ? store_take_decoded(t->st, row) : NULL;
+    if (kept) {
+        s->k.dirty = false;
+        s->k.found = true;
+        s->k.version = row->version;
+        s->k.nbytes = row->nbytes;
+        s->k.bm = kept;
+        s->corrupt = false;
+    } else {
+        s->corrupt = !wp_key_load(&s->k, row, s->error, sizeof(s->error));
+    }
     s->found = s->k.found;
     s->version = s->k.version;
     s->nbytes = s->k.nbytes;
@@ -415,7 +434,7 @@ static void train_load_done(enum store_status st, const char *err, const struct 
         return;
     }
     for (int i = 0; i < t->nslots; i++)
-        if (t->slots[i]->used) slot_load(t->slots[i], &rows[pos++]);
+        if (t->slots[i]->used) slot_load(t, t->slots[i], &rows[pos++]);
     for (int i = 0; i < t->nslots; i++) t->slots[i]->used = false;
     for (size_t i = 0; i < t->nmembers; i++)
         if (t->members[i].wp) train_apply(t, &t->members[i]);
