@@ -43,6 +43,13 @@ bool chunks_cut(roaring_bitmap_t *bm, size_t max_bytes, struct chunk_cut *out) W
 /* The same for a bm run-optimized already (codec_encode leaves it so): for a big
  * bitmap of bitsets, counting their runs again is a tenth of a hot key's write. */
 bool chunks_cut_optimized(const roaring_bitmap_t *bm, size_t max_bytes, struct chunk_cut *out) WUR;
+/* As chunks_cut_optimized for a bm that has changed, since old (the cut of an earlier
+ * state, in lo order, as a directory keeps it: no bits) was made, only in containers
+ * with keys tlo .. thi: a part whose range lies outside those keys and that old has
+ * with the same range and length is not serialized again — its bits are NULL, its
+ * cardinality, checksum and hash old's. With tlo > thi nothing is taken from old. */
+bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct chunk_part *old, size_t nold,
+                      uint32_t tlo, uint32_t thi, struct chunk_cut *out) WUR;
 void chunks_cut_free(struct chunk_cut *c);
 
 /* The bitmap of n chunk rows in ascending lo: every part is checked (range, order, no

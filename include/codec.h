@@ -55,6 +55,19 @@ roaring_bitmap_t *codec_decode(const uint8_t *buf, size_t len, char *err, size_t
  * validate or disagree with bm's cardinality (the caller must then not store them). */
 bool codec_encode(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen) WUR;
 
+/* The encoding codec_encode would produce for bm, made from old — what codec_encode
+ * (or this) wrote for an earlier state of bm, with oldcard members — when bm has
+ * changed since only in its containers with keys lo .. hi (16-bit keys: members
+ * lo * 65536 .. hi * 65536 + 65535), and every other container is still run-optimized
+ * as that encode left it. Run-optimizes those containers; when the encoding is dense
+ * and keeps its base and length, copies old and rewrites only their bytes, checking
+ * that they hold exactly those containers' members and that the members outside them
+ * plus these are bm's cardinality. False otherwise (nothing written: the caller then
+ * uses codec_encode). For a big bitmap written a few bits at a time this costs a copy
+ * of old instead of a whole encode and validation. */
+bool codec_encode_patch(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard, uint32_t lo,
+                        uint32_t hi, uint8_t **out, size_t *outlen) WUR;
+
 /* As codec_encode, but always the portable serialization, for readers that only
  * know Roaring (other Roaring libraries, pg_roaringbitmap, exports). */
 bool codec_encode_roaring(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen) WUR;

@@ -50,6 +50,10 @@ struct store_write {
     struct roaring_bitmap_s *bm; /* optional: the bitmap bits encode, so that a big one is cut into
                                     chunks without decoding bits again; run-optimized, as
                                     codec_encode leaves it (used only during store_cas) */
+    bool narrow;    /* bm differs from the version written over only in containers tlo .. thi
+                       (16-bit keys), every other one as that version's cut left it: a chunked
+                       key's unchanged chunks are not serialized again (chunks_cut_since) */
+    uint32_t tlo, thi;
 };
 
 /* conflict[g] is true for each group g (0 .. ngroups-1) that did not commit because

@@ -28,8 +28,22 @@ struct wp_key {
     roaring_bitmap_t *bm; /* current content; mutate() changes it in place */
     bool dirty;           /* set by mutate() for keys it changed */
     bool found;           /* a row exists (else the write inserts it; version 0 until then) */
+    bool narrow;          /* set by mutate() (wp_key_narrow) when it changed bm only in
+                             containers tlo .. thi; a dirty key without it changed anywhere */
+    uint32_t tlo, thi;
     char buf[WP_KEY_INLINE];
 };
+
+/* For mutate(): what it just changed of k's bm lies in the containers of members
+ * lo .. hi (a big value's write then re-encodes only those: docs/design.md, "Chunked
+ * rows"). Call it after marking k dirty, once per change, only when bm is the same
+ * bitmap and nothing outside changed. */
+static inline void wp_key_narrow(struct wp_key *k, uint32_t lo, uint32_t hi)
+{
+    k->narrow = true;
+    k->tlo = lo >> 16;
+    k->thi = hi >> 16;
+}
 
 enum wp_status {
     WP_OK,          /* every unit committed (or needed no change) */

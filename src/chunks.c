@@ -103,6 +103,25 @@ bool chunks_cut(roaring_bitmap_t *bm, size_t max_bytes, struct chunk_cut *out)
 
 bool chunks_cut_optimized(const roaring_bitmap_t *bm, size_t max_bytes, struct chunk_cut *out)
 {
+    return chunks_cut_since(bm, max_bytes, NULL, 0, 1, 0, out);
+}
+
+/* The part of old with exactly the range [lo, hi) and length len, or NULL (old in lo
+ * order). */
+static const struct chunk_part *same_part(const struct chunk_part *old, size_t nold, uint32_t lo, uint32_t hi,
+                                          size_t len)
+{
+    size_t a = 0, b = nold;
+    while (a < b) {
+        size_t m = a + (b - a) / 2;
+        if (old[m].lo < lo) a = m + 1; else b = m;
+    }
+    return a < nold && old[a].lo == lo && old[a].hi == hi && old[a].len == len ? &old[a] : NULL;
+}
+
+bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct chunk_part *old, size_t nold,
+                      uint32_t tlo, uint32_t thi, struct chunk_cut *out)
+{
     const roaring_array_t *ra = &bm->high_low_container;
     struct cutter ct = {.ra = ra, .max_bytes = max_bytes};
     size_t total = 0;
@@ -128,6 +147,16 @@ bool chunks_cut_optimized(const roaring_bitmap_t *bm, size_t max_bytes, struct c
     for (size_t j = 0; j < ct.n; j++) {
         struct chunk_part *cp = &ct.parts[j];
         int32_t a = (int32_t)cp->cardinality, b = (int32_t)cp->checksum;
+        const struct chunk_part *was;
+        if (tlo <= thi && (cp->hi <= tlo || cp->lo > thi) &&
+            (was = same_part(old, nold, cp->lo, cp->hi, cp->len)) != NULL) {
+            /* untouched since old was cut: the same containers, so the same bytes */
+            cp->bits = NULL;
+            cp->cardinality = was->cardinality;
+            cp->checksum = was->checksum;
+            cp->hash = was->hash;
+            continue;
+        }
         roaring_bitmap_t view = *bm; /* containers a .. b-1, borrowed */
         view.high_low_container.size = b - a;
         view.high_low_container.allocation_size = b - a;
@@ -292,8 +321,7 @@ bool chunk_dirs_put(struct chunk_dirs *d, const uint8_t *key, size_t len, int64_
     e->n = n;
     for (size_t i = 0; i < n; i++) {
         e->parts[i] = parts[i];
-        e->parts[i].bits = NULL;
-        e->parts[i].len = 0;
+        e->parts[i].bits = NULL; /* len stays: chunks_cut_since compares it */
     }
     e->keylen = len;
     memcpy(e->key, key, len);

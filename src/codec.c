@@ -393,10 +393,12 @@ static void set_raw_range(uint8_t *raw, size_t nraw, uint64_t lo, uint64_t end)
  * bitset is its own bytes on a little-endian machine, an array a bit per member, a
  * run whole bytes. Reads CRoaring's containers directly; the encoder validates
  * what this writes (members, cardinality) before anything is stored. */
-static void write_dense_containers(const roaring_bitmap_t *bm, uint32_t base8, uint8_t *raw, size_t nraw)
+static void write_dense_containers(const roaring_bitmap_t *bm, uint32_t base8, uint8_t *raw, size_t nraw,
+                                   uint32_t key_lo, uint32_t key_hi)
 {
     const roaring_array_t *ra = &bm->high_low_container;
     for (int32_t i = 0; i < ra->size; i++) {
+        if (ra->keys[i] < key_lo || ra->keys[i] > key_hi) continue;
         const void *c = ra->containers[i];
         uint8_t type = ra->typecodes[i];
         if (type == SHARED_CONTAINER_TYPE_CODE) {
@@ -442,7 +444,7 @@ static bool write_dense(const roaring_bitmap_t *bm, uint8_t *buf, size_t size)
     uint8_t *raw = buf + pos;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     free(chunk);
-    write_dense_containers(bm, base8, raw, size - pos);
+    write_dense_containers(bm, base8, raw, size - pos, 0, UINT16_MAX);
 #else
     roaring_uint32_iterator_t it;
     roaring_init_iterator(bm, &it);
@@ -745,6 +747,69 @@ bool codec_encode(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)
     size_t roaring = roaring_bitmap_portable_size_in_bytes(bm), dense = dense_size(bm);
     return dense < roaring ? encode_as(bm, true, dense, out, outlen)
                            : encode_as(bm, false, roaring, out, outlen);
+}
+
+/* Run-optimizes the containers of bm with keys lo .. hi, as roaring_bitmap_run_optimize
+ * does for all of them. False (nothing done) if one is shared (copy-on-write, which
+ * bitmapd does not use). */
+static bool run_optimize_keys(roaring_bitmap_t *bm, uint32_t lo, uint32_t hi)
+{
+    roaring_array_t *ra = &bm->high_low_container;
+    for (int32_t i = 0; i < ra->size; i++)
+        if (ra->keys[i] >= lo && ra->keys[i] <= hi && ra->typecodes[i] == SHARED_CONTAINER_TYPE_CODE) return false;
+    for (int32_t i = 0; i < ra->size; i++) {
+        if (ra->keys[i] < lo || ra->keys[i] > hi) continue;
+        uint8_t before, after;
+        void *c = ra_get_container_at_index(ra, (uint16_t)i, &before);
+        void *c1 = convert_run_optimize(c, before, &after); /* frees c when it converts */
+        ra_set_container_at_index(ra, i, c1, after);
+    }
+    return true;
+}
+
+bool codec_encode_patch(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard, uint32_t lo,
+                        uint32_t hi, uint8_t **out, size_t *outlen)
+{
+    *out = NULL;
+    *outlen = 0;
+    if (lo > hi || hi > UINT16_MAX || !run_optimize_keys(bm, lo, hi) || roaring_bitmap_is_empty(bm)) return false;
+    size_t dense = dense_size(bm);
+    uint32_t base8 = roaring_bitmap_minimum(bm) / 8;
+    size_t head = 1 + varint_len(base8);
+    /* the same encoding as before, in the same place: dense, same base, same length */
+    if (dense >= roaring_bitmap_portable_size_in_bytes(bm) || oldlen != dense || old[0] != DENSE_TAG) return false;
+    struct reader r = {.buf = old, .len = oldlen};
+    struct dense d;
+    if (!read_dense(&r, &d) || d.base != base8 * 8 || d.nraw != dense - head) return false;
+    /* raw bytes of keys lo .. hi (base is a multiple of 8, a key 65536 bits) */
+    int64_t from = ((int64_t)lo << 13) - (int64_t)base8, to = ((int64_t)(hi + 1) << 13) - (int64_t)base8;
+    if (from < 0) from = 0;
+    if (to > (int64_t)d.nraw) to = (int64_t)d.nraw;
+    uint8_t *buf = malloc(dense);
+    if (!buf) return false;
+    memcpy(buf, old, dense);
+    uint8_t *raw = buf + head;
+    uint64_t was = 0, now = 0, want = 0;
+    if (from < to) {
+        was = popcount_bytes(raw + from, (size_t)(to - from));
+        memset(raw + from, 0, (size_t)(to - from));
+        write_dense_containers(bm, base8, raw, d.nraw, lo, hi);
+        now = popcount_bytes(raw + from, (size_t)(to - from));
+    }
+    const roaring_array_t *ra = &bm->high_low_container;
+    for (int32_t i = 0; i < ra->size; i++)
+        if (ra->keys[i] >= lo && ra->keys[i] <= hi)
+            want += container_get_cardinality(ra->containers[i], ra->typecodes[i]);
+    /* what was rewritten holds exactly those containers' members; the rest, the old
+     * members outside them: together bm's cardinality; and the canonical ends */
+    if (now != want || oldcard < was || oldcard - was + now != roaring_bitmap_get_cardinality(bm) || raw[0] == 0 ||
+        raw[d.nraw - 1] == 0) {
+        free(buf);
+        return false;
+    }
+    *out = buf;
+    *outlen = dense;
+    return true;
 }
 
 bool codec_encode_roaring(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)

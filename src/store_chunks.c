@@ -95,13 +95,15 @@ bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, siz
     size_t nold = 0, i = 0, j = 0;
 
     if (!bm) return false; /* the writer's own encoding: it validated it */
-    bool ok = bm == w->bm ? chunks_cut_optimized(bm, max_bytes, &ch->cut) : chunks_cut(bm, max_bytes, &ch->cut);
+    uint32_t xid = 0;
+    if (!w->absent) old = chunk_dirs_get(sc->dirs, w->key, w->keylen, w->version, &xid, &nold);
+    bool ok = bm != w->bm   ? chunks_cut(bm, max_bytes, &ch->cut)
+              : w->narrow ? chunks_cut_since(bm, max_bytes, old, nold, w->tlo, w->thi, &ch->cut)
+                          : chunks_cut_optimized(bm, max_bytes, &ch->cut);
     if (bm != w->bm) roaring_bitmap_free(bm);
     if (!ok || !(ch->rows = malloc((ch->cut.n + 1) * sizeof(*ch->rows)))) return false;
     ch->chunked = true;
     ch->head_crc = chunks_head_crc(ch->cut.parts, ch->cut.n);
-    uint32_t xid = 0;
-    if (!w->absent) old = chunk_dirs_get(sc->dirs, w->key, w->keylen, w->version, &xid, &nold);
     ch->dir_xid = old ? (int64_t)xid : -1;
     if (!old) {
         ch->whole = true;

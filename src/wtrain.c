@@ -33,6 +33,12 @@ struct wp_slot {          /* one key of a train and its shared copy */
     bool found;
     bool dirty, cached, used, corrupt;
     uint8_t *encoded;     /* the new bytes while the statement is built */
+    bool kept;            /* k.bm is the copy kept by the commit of the loaded bits (kept.h) */
+    const uint8_t *base;  /* the loaded bits (valid while the train is applied and encoded) */
+    size_t base_len;
+    int64_t base_card;
+    enum { TOUCH_NONE, TOUCH_RANGE, TOUCH_ALL } touch; /* what the units changed of k.bm: */
+    uint32_t tlo, thi;    /* with TOUCH_RANGE, only containers tlo .. thi (wp_key_narrow) */
     char error[160];      /* when corrupt: the reason, naming the key */
 };
 
@@ -364,6 +370,11 @@ static void slot_load(struct wp_train *t, struct wp_slot *s, const struct store_
     s->dirty = false;
     s->cached = row->cached;
     roaring_bitmap_t *kept = row->found ? store_take_decoded(t->st, row) : NULL;
+    s->kept = kept != NULL;
+    s->base = row->found ? row->bits : NULL;
+    s->base_len = row->len;
+    s->base_card = row->cardinality;
+    s->touch = TOUCH_NONE;
     if (kept) {
         s->k.dirty = false;
         s->k.found = true;
@@ -399,6 +410,7 @@ static void train_apply(struct wp_train *t, struct wp_member *m)
         key->found = s->found;
         key->nbytes = s->nbytes;
         key->dirty = false;
+        key->narrow = false;
     }
     enum wp_mutation r = wp->ops->mutate(wp, u, wp->arg);
     u->verdict = r == WP_REJECT ? WP_REJECTED : WP_OK;
@@ -406,9 +418,20 @@ static void train_apply(struct wp_train *t, struct wp_member *m)
     for (int k = 0; k < u->nkeys; k++) {
         struct wp_slot *s = t->slots[m->slot[k]];
         struct wp_key *key = &u->keys[k];
+        bool same_bm = s->k.bm == key->bm;
         s->k.bm = key->bm; /* mutate() may have replaced it */
         s->used = true;
         if (r == WP_CHANGED && key->dirty) {
+            if (!key->narrow || !same_bm) {
+                s->touch = TOUCH_ALL;
+            } else if (s->touch == TOUCH_NONE) {
+                s->touch = TOUCH_RANGE;
+                s->tlo = key->tlo;
+                s->thi = key->thi;
+            } else if (s->touch == TOUCH_RANGE) {
+                if (key->tlo < s->tlo) s->tlo = key->tlo;
+                if (key->thi > s->thi) s->thi = key->thi;
+            }
             s->version++;
             s->found = true;
             s->nbytes = key->nbytes;
@@ -458,15 +481,23 @@ static void train_load_done(enum store_status st, const char *err, const struct 
         x->nbytes = s->dirty ? s->nbytes : s->k.nbytes;
         if (!s->dirty) continue; /* a version check */
         size_t len;
-        if (!codec_encode(s->k.bm, &t->slots[i]->encoded, &len)) {
+        /* a kept copy changed in a few containers: its old bits, rewritten there */
+        x->narrow = s->kept && s->touch == TOUCH_RANGE && s->base &&
+                    codec_encode_patch(s->k.bm, s->base, s->base_len, (uint64_t)s->base_card, s->tlo, s->thi,
+                                       &s->encoded, &len);
+        if (!x->narrow && !codec_encode(s->k.bm, &s->encoded, &len)) {
             train_cas_done(STORE_ERROR, "could not encode a bitmap", NULL, t);
             return;
         }
-        x->bits = t->slots[i]->encoded;
+        x->tlo = s->tlo;
+        x->thi = s->thi;
+        x->bits = s->encoded;
         x->len = len;
         x->bm = s->k.bm;
         x->cardinality = roaring_bitmap_get_cardinality(s->k.bm);
-        x->checksum = codec_crc32c(x->bits, len);
+        /* a chunked value's head names its chunks (chunks_head_crc), and the cache
+         * marks these bits checked: only a one-row value stores their checksum */
+        x->checksum = len > (size_t)t->cfg->pg_chunk_bytes ? 0 : codec_crc32c(x->bits, len);
         x->inc = s->version - s->k.version;
     }
     t->sent_units = t->live;

@@ -230,6 +230,59 @@ static void test_directories(void **state)
     chunk_dirs_free(d);
 }
 
+/* chunks_cut_since: after changes in keys tlo .. thi, its parts are a whole cut's
+ * (ranges, lengths, cardinalities, checksums, hashes), the bits of those it takes from
+ * the directory NULL — and only of parts outside those keys; what a directory lacks, or
+ * remembers with another range or length, is serialized. */
+static void test_cut_since(void **state)
+{
+    (void)state;
+    int reused = 0, rewritten = 0;
+    for (int round = 0; round < 40; round++) {
+        roaring_bitmap_t *bm = random_bitmap(300000 + rng32() % 200000, 40u << 16, round % 3);
+        struct chunk_cut before, since, whole;
+        assert_true(chunks_cut(bm, CHUNK_BYTES, &before));
+        struct chunk_dirs *d = chunk_dirs_new(4);
+        assert_true(chunk_dirs_put(d, (const uint8_t *)"k", 1, 1, 1, before.parts, before.n));
+        uint32_t xid;
+        size_t nold;
+        const struct chunk_part *old = chunk_dirs_get(d, (const uint8_t *)"k", 1, 1, &xid, &nold);
+        assert_non_null(old);
+        uint32_t tlo = rng32() % 40, thi = tlo + rng32() % 3, changes = 1 + rng32() % 3000;
+        for (uint32_t i = 0; i < changes; i++) { /* some grow a container past a chunk's size */
+            uint32_t v = ((tlo + rng32() % (thi - tlo + 1)) << 16) + rng32() % 65536;
+            if (rng32() % 3) roaring_bitmap_add(bm, v); else roaring_bitmap_remove(bm, v);
+        }
+        roaring_bitmap_run_optimize(bm);
+        assert_true(chunks_cut_since(bm, CHUNK_BYTES, old, nold, tlo, thi, &since));
+        assert_true(chunks_cut_optimized(bm, CHUNK_BYTES, &whole));
+        assert_int_equal(since.n, whole.n);
+        for (size_t j = 0; j < whole.n; j++) {
+            const struct chunk_part *a = &since.parts[j], *b = &whole.parts[j];
+            assert_int_equal(a->lo, b->lo);
+            assert_int_equal(a->hi, b->hi);
+            assert_int_equal(a->len, b->len);
+            assert_int_equal(a->cardinality, b->cardinality);
+            assert_int_equal(a->checksum, b->checksum);
+            assert_true(a->hash == b->hash);
+            if (a->bits) {
+                assert_memory_equal(a->bits, b->bits, b->len);
+                rewritten++;
+            } else {
+                assert_true(a->hi <= tlo || a->lo > thi);
+                reused++;
+            }
+        }
+        chunks_cut_free(&before);
+        chunks_cut_free(&since);
+        chunks_cut_free(&whole);
+        chunk_dirs_free(d);
+        roaring_bitmap_free(bm);
+    }
+    assert_true(reused > 100);
+    assert_true(rewritten > 40);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_deterministic_and_local),
         cmocka_unit_test(test_join_refuses),
         cmocka_unit_test(test_directories),
+        cmocka_unit_test(test_cut_since),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1393,6 +1393,135 @@ static void test_keep_from(void **state)
     }
 }
 
+/* ---- codec_encode_patch ------------------------------------------------------ */
+
+/* A big bitmap as hot keys hold them: keys 3 .. 3 + nkeys - 1, each a random half of
+ * its 65536 values (bitset containers), encoded dense. */
+static roaring_bitmap_t *half_set(uint32_t nkeys)
+{
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    assert_non_null(bm);
+    for (uint32_t k = 3; k < 3 + nkeys; k++)
+        for (uint32_t v = 0; v < 65536; v += 2) roaring_bitmap_add(bm, (k << 16) + v + (rng32() & 1));
+    return bm;
+}
+
+/* One change inside key k: a flipped bit, a container thinned into an array or a run,
+ * a container emptied, or one created where there was none. */
+static void change_key(roaring_bitmap_t *bm, uint32_t k)
+{
+    uint32_t base = k << 16;
+    switch (rng_below(6)) {
+    case 0:
+    case 1: { /* the hot key's write: one bit */
+        uint32_t v = base + rng_below(65536);
+        if (roaring_bitmap_contains(bm, v)) roaring_bitmap_remove(bm, v); else roaring_bitmap_add(bm, v);
+        break;
+    }
+    case 2: /* thinned to a few members: an array */
+        for (uint32_t v = base; v < base + 65536; v++)
+            if (v % 97) roaring_bitmap_remove(bm, v);
+        break;
+    case 3: /* one long run */
+        for (uint32_t v = base; v < base + 65536; v++)
+            if (v < base + 1000 || v > base + 30000) roaring_bitmap_remove(bm, v); else roaring_bitmap_add(bm, v);
+        break;
+    case 4: /* emptied */
+        for (uint32_t v = base; v < base + 65536; v++) roaring_bitmap_remove(bm, v);
+        break;
+    default: /* refilled */
+        for (uint32_t v = base; v < base + 65536; v += 3) roaring_bitmap_add(bm, v);
+        break;
+    }
+}
+
+/* Whenever the patch answers, its bytes are codec_encode's; and it does answer for
+ * single-bit writes into the middle of a dense value. */
+static void test_encode_patch_equals_encode(void **state)
+{
+    (void)state;
+    rng_seed(4242);
+    int patched = 0, bit_writes = 0;
+    for (int round = 0; round < 60; round++) {
+        uint32_t nkeys = 4 + rng_below(12);
+        roaring_bitmap_t *bm = half_set(nkeys);
+        uint8_t *old = NULL, *enc = NULL, *ref = NULL;
+        size_t oldlen, enclen, reflen;
+        assert_true(codec_encode(bm, &old, &oldlen));
+        uint64_t oldcard = roaring_bitmap_get_cardinality(bm);
+        /* changes in keys lo .. hi (sometimes past the ends: the bitmap's ends move) */
+        uint32_t lo = 1 + rng_below(nkeys + 3), hi = lo + rng_below(3);
+        bool one_bit = rng_below(2) == 0 && lo >= 4 && hi < 2 + nkeys;
+        if (one_bit) {
+            hi = lo;
+            uint32_t v = (lo << 16) + rng_below(65536);
+            if (roaring_bitmap_contains(bm, v)) roaring_bitmap_remove(bm, v); else roaring_bitmap_add(bm, v);
+            bit_writes++;
+        } else {
+            for (uint32_t k = lo; k <= hi; k++)
+                if (rng_below(2)) change_key(bm, k);
+        }
+        roaring_bitmap_t *copy = roaring_bitmap_copy(bm);
+        assert_non_null(copy);
+        bool ok = codec_encode_patch(bm, old, oldlen, oldcard, lo, hi, &enc, &enclen);
+        assert_true(codec_encode(copy, &ref, &reflen));
+        if (ok) {
+            patched++;
+            assert_int_equal(enclen, reflen);
+            assert_memory_equal(enc, ref, reflen);
+            assert_decodes_to(enc, enclen, copy);
+        } else {
+            assert_null(enc);
+            assert_false(one_bit); /* a bit inside the value never moves its ends */
+        }
+        /* bm is still bm, run-optimized like its copy */
+        assert_true(roaring_bitmap_equals(bm, copy));
+        free(old);
+        free(enc);
+        free(ref);
+        roaring_bitmap_free(copy);
+        roaring_bitmap_free(bm);
+    }
+    assert_true(bit_writes > 10);
+    assert_true(patched >= bit_writes);
+}
+
+/* A change outside the keys it is told about is caught by the cardinality check (the
+ * caller then encodes whole); a portable old encoding, or none that matches, is not
+ * patched. */
+static void test_encode_patch_refuses(void **state)
+{
+    (void)state;
+    rng_seed(77);
+    roaring_bitmap_t *bm = half_set(6);
+    uint8_t *old = NULL, *enc = NULL;
+    size_t oldlen, enclen;
+    assert_true(codec_encode(bm, &old, &oldlen));
+    uint64_t card = roaring_bitmap_get_cardinality(bm);
+    uint32_t v = (5u << 16) + 10;
+    if (roaring_bitmap_contains(bm, v)) roaring_bitmap_remove(bm, v); else roaring_bitmap_add(bm, v);
+    assert_false(codec_encode_patch(bm, old, oldlen, card, 7, 7, &enc, &enclen)); /* changed key 5, told 7 */
+    assert_null(enc);
+    assert_true(codec_encode_patch(bm, old, oldlen, card, 5, 5, &enc, &enclen));
+    free(enc);
+    enc = NULL;
+    assert_false(codec_encode_patch(bm, old, oldlen - 1, card, 5, 5, &enc, &enclen)); /* wrong length */
+    assert_false(codec_encode_patch(bm, old, oldlen, card, 6, 5, &enc, &enclen));     /* empty range */
+    roaring_bitmap_free(bm);
+    free(old);
+    /* sparse: portable, never patched */
+    roaring_bitmap_t *sparse = roaring_bitmap_create();
+    for (uint32_t i = 0; i < 2000; i++) roaring_bitmap_add(sparse, i * 100003u);
+    assert_true(codec_encode(sparse, &old, &oldlen));
+    assert_string_equal(codec_encoding_name(old, oldlen), "roaring");
+    card = roaring_bitmap_get_cardinality(sparse);
+    roaring_bitmap_add(sparse, 5 * 100003u + 1);
+    assert_false(codec_encode_patch(sparse, old, oldlen, card, 7, 7, &enc, &enclen));
+    assert_null(enc);
+    roaring_bitmap_free(sparse);
+    free(old);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1428,6 +1557,8 @@ int main(void)
         cmocka_unit_test(test_random_corruptions),
         cmocka_unit_test(test_random_corruptions_dense),
         cmocka_unit_test(test_keep_from),
+        cmocka_unit_test(test_encode_patch_equals_encode),
+        cmocka_unit_test(test_encode_patch_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
