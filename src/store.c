@@ -584,14 +584,17 @@ fail:
     "                 WHERE v.grp NOT IN (SELECT grp FROM bad) AND " abort_when ")"
 
 /* The upsert of the chunk rows in CTE c (key, lo, hi, bits, card, crc) that carry bits,
- * leaving unchanged rows unwritten; both chunk statements use it. */
-#define SQL_CHUNKS_PUT \
+ * leaving the rows that `unchanged` says are equal unwritten. */
+#define SQL_CHUNKS_UPSERT(unchanged) \
     " cput AS (INSERT INTO bitmapd.chunks AS x (key, lo, hi, bits, cardinality, checksum)" \
     "          SELECT key, lo, hi, bits, card, crc FROM c WHERE bits IS NOT NULL ORDER BY key, lo" \
     "          ON CONFLICT (key, lo) DO UPDATE" \
     "                SET hi = excluded.hi, bits = excluded.bits, cardinality = excluded.cardinality," \
     "                    checksum = excluded.checksum" \
-    "              WHERE x.hi <> excluded.hi OR x.bits <> excluded.bits),"
+    "              " unchanged "),"
+/* SQL_CAS may send every chunk of a key (its directory unknown): an unchanged row is
+ * compared byte for byte and not rewritten. */
+#define SQL_CHUNKS_PUT SQL_CHUNKS_UPSERT("WHERE x.hi <> excluded.hi OR x.bits <> excluded.bits")
 
 static const char SQL_CAS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
@@ -662,7 +665,9 @@ static const char SQL_CAS_ONE_CHUNKED[] =
     " c AS (SELECT * FROM unnest($10::bytea[], $11::int4[], $12::int4[], $13::bytea[], $14::int8[], $15::int8[])"
     "                  AS t(key, lo, hi, bits, card, crc)"
     "        WHERE EXISTS (SELECT 1 FROM h)),"
-    SQL_CHUNKS_PUT
+    /* only chunks whose bytes changed are sent: no comparison (it would read the old
+     * chunk back from TOAST) */
+    SQL_CHUNKS_UPSERT("")
     " cdel AS (DELETE FROM bitmapd.chunks x USING c"
     "           WHERE x.key = c.key AND x.lo = c.lo AND c.bits IS NULL)"
     SQL_CAS_ONE_ANSWER("h");
