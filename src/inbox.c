@@ -191,6 +191,9 @@ static enum wp_mutation user_mutate(struct wpath *wp, struct wp_unit *u, void *a
     if (w->op == OP_READ || w->op == OP_READ_ALL) w->unread = unread_count(push, read);
     u->keys[K_PUSH].dirty = w->pushed != before_push;
     u->keys[K_READ].dirty = roaring_bitmap_get_cardinality(read) != before_read;
+    if (w->nids > 0 && (w->op == OP_PUSH || w->op == OP_READ || w->op == OP_RETRACT))
+        for (int k = 0; k < 2; k++) /* ids are sorted: the changes lie between the ends */
+            if (u->keys[k].dirty) wp_key_narrow(&u->keys[k], w->ids[0], w->ids[w->nids - 1]);
     return u->keys[K_PUSH].dirty || u->keys[K_READ].dirty ? WP_CHANGED : WP_UNCHANGED;
 }
 

@@ -160,6 +160,51 @@ RPORT=$B_R
 get_equals "instance B loads the same value from the database" "${P}big" "$T/big"
 RPORT=$A_R
 
+# ---- a big message box: pushes, reads and a retraction of a few ids --------------------
+# The box's push bitmap (half of 800,000 ids, about 100 KB dense) is chunked; each later
+# request changes a few containers of it and of the read bitmap, which a train applies
+# to the kept copy and re-encodes only there. Checked against the set computed here,
+# from the database (every member, through bitmapd.value) and in the answers' counts.
+U=$((7000000000 + $$))
+python3 - "$T/box" <<'PY'
+import json, random, sys
+rnd = random.Random(11)
+ids = sorted(rnd.sample(range(800000), 400000))
+for i in (0, 1):
+    json.dump({"messages": ids[i * 200000:(i + 1) * 200000]}, open(f"{sys.argv[1]}.push{i}", "w"))
+push, read = set(ids), set()
+ops = []
+for j in range(30):
+    x = rnd.randrange(800000)
+    ops.append(("pushes", x)); push.add(x)
+    if j % 3 == 0:
+        y = rnd.choice(sorted(push)); ops.append(("reads", y)); read.add(y)
+gone = rnd.choice(sorted(read)); ops.append(("retract", gone)); push.discard(gone); read.discard(gone)
+with open(f"{sys.argv[1]}.ops", "w") as f:
+    for op, x in ops: f.write(f"{op} {x}\n")
+with open(f"{sys.argv[1]}.want", "w") as f:
+    f.write(f"{len(push)}|{sum(push)}|{len(read)}|{sum(read)}\n")
+PY
+for i in 0 1; do
+  curl -s -o /dev/null -w '%{http_code}\n' -X POST -H 'Content-Type: application/json' --data-binary @"$T/box.push$i" \
+    "$A_URL/v1/users/$U/pushes" >>"$T/box.codes"
+done
+while read -r op x; do
+  if [[ $op == retract ]]; then
+    curl -s -o /dev/null -w '%{http_code}\n' -X DELETE "$A_URL/v1/users/$U/messages/$x" >>"$T/box.codes"
+  else
+    curl -s -o /dev/null -w '%{http_code}\n' -X POST -H 'Content-Type: application/json' -d "{\"messages\": [$x]}" \
+      "$A_URL/v1/users/$U/$op" >>"$T/box.codes"
+  fi
+done <"$T/box.ops"
+check "every push, read and retraction of the big box answered 200" "$(wc -l <"$T/box.codes")" "$(grep -c '^200$' "$T/box.codes")"
+members_of() { sql "SELECT count(*) || '|' || coalesce(sum(m), 0) FROM bitmapd.bitmaps b,
+                      bitmapd.members(bitmapd.value(b.key, b.bits)) m WHERE b.key = convert_to('$1', 'UTF8')"; }
+check "the box's push bitmap is chunked (empty head bits)" 0 \
+  "$(sql "SELECT octet_length(bits) FROM bitmapd.bitmaps WHERE key = convert_to('message:push:$U', 'UTF8')")"
+check "its pushed and read members in the database are the expected sets" "$(cat "$T/box.want")" \
+  "$(members_of "message:push:$U")|$(members_of "message:read:$U")"
+
 # ---- shrinking and growing across the threshold -----------------------------------------
 check "SETRANGE into a chunked value" "$(wc -c <"$T/big")" "$(rcli SETRANGE "${P}big" 5 hello 2>&1)"
 python3 -c "
