@@ -34,15 +34,22 @@ struct wp_key {
     char buf[WP_KEY_INLINE];
 };
 
-/* For mutate(): what it just changed of k's bm lies in the containers of members
- * lo .. hi (a big value's write then re-encodes only those: docs/design.md, "Chunked
- * rows"). Call it after marking k dirty, once per change, only when bm is the same
- * bitmap and nothing outside changed. */
-static inline void wp_key_narrow(struct wp_key *k, uint32_t lo, uint32_t hi)
+/* For mutate(): what it just changed of k's bm lies in bits lo .. hi (members; a big
+ * value's write then re-encodes only their containers: docs/design.md, "Chunked
+ * rows"). Call it after marking k dirty, for every change it makes (the ranges add up),
+ * only when bm is the same bitmap and nothing outside those bits changed. */
+static inline void wp_key_narrow(struct wp_key *k, uint64_t lo, uint64_t hi)
 {
+    uint32_t klo = (uint32_t)((lo > UINT32_MAX ? UINT32_MAX : lo) >> 16);
+    uint32_t khi = (uint32_t)((hi > UINT32_MAX ? UINT32_MAX : hi) >> 16);
+    if (k->narrow) {
+        if (klo < k->tlo) k->tlo = klo;
+        if (khi > k->thi) k->thi = khi;
+        return;
+    }
     k->narrow = true;
-    k->tlo = lo >> 16;
-    k->thi = hi >> 16;
+    k->tlo = klo;
+    k->thi = khi;
 }
 
 enum wp_status {

@@ -680,6 +680,9 @@ static enum wp_mutation bitfield_mut(struct kwrite *w, struct wp_unit *u)
     bool changed = bf_run(s, v.bm, &len);
     if (!changed && !grew) return WP_UNCHANGED;
     unit_put(u, 0, v.bm, (int64_t)len);
+    for (size_t i = 0; i < s->nops; i++) /* the fields it may have written */
+        if (s->ops[i].kind != BF_GET)
+            wp_key_narrow(&u->keys[0], s->ops[i].off, s->ops[i].off + s->ops[i].t.bits - 1);
     return WP_CHANGED;
 }
 
@@ -938,6 +941,7 @@ static enum wp_mutation setrange_mut(struct kwrite *w, struct wp_unit *u)
     }
     w->n = (long long)len;
     unit_put(u, 0, v.bm, (int64_t)len);
+    wp_key_narrow(&u->keys[0], (uint64_t)*off * 8, ((uint64_t)*off + val->len) * 8 - 1);
     return WP_CHANGED;
 }
 
