@@ -125,7 +125,7 @@ bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct
     const roaring_array_t *ra = &bm->high_low_container;
     struct cutter ct = {.ra = ra, .max_bytes = max_bytes};
     size_t total = 0;
-    bool ok = false;
+    bool ok = false, *reused = NULL;
 
     *out = (struct chunk_cut){0};
     int32_t nc = ra->size;
@@ -141,22 +141,28 @@ bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct
         ct.rsum[i + 1] = ct.rsum[i] + run;
     }
     cut_range(&ct, 0, CHUNK_KEYS, 0, nc);
-    for (size_t j = 0; j < ct.n; j++) total += ct.parts[j].len;
-    if (!(out->buf = malloc(total ? total : 1))) goto done;
-    uint8_t *p = out->buf;
+    if (!(reused = calloc(ct.n + 1, sizeof(*reused)))) goto done;
     for (size_t j = 0; j < ct.n; j++) {
         struct chunk_part *cp = &ct.parts[j];
-        int32_t a = (int32_t)cp->cardinality, b = (int32_t)cp->checksum;
         const struct chunk_part *was;
         if (tlo <= thi && (cp->hi <= tlo || cp->lo > thi) &&
             (was = same_part(old, nold, cp->lo, cp->hi, cp->len)) != NULL) {
             /* untouched since old was cut: the same containers, so the same bytes */
+            reused[j] = true;
             cp->bits = NULL;
             cp->cardinality = was->cardinality;
             cp->checksum = was->checksum;
             cp->hash = was->hash;
-            continue;
+        } else {
+            total += cp->len; /* only what is serialized needs room */
         }
+    }
+    if (!(out->buf = malloc(total ? total : 1))) goto done;
+    uint8_t *p = out->buf;
+    for (size_t j = 0; j < ct.n; j++) {
+        if (reused[j]) continue;
+        struct chunk_part *cp = &ct.parts[j];
+        int32_t a = (int32_t)cp->cardinality, b = (int32_t)cp->checksum;
         roaring_bitmap_t view = *bm; /* containers a .. b-1, borrowed */
         view.high_low_container.size = b - a;
         view.high_low_container.allocation_size = b - a;
@@ -176,6 +182,7 @@ bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct
     ct.parts = NULL;
     ok = true;
 done:
+    free(reused);
     free(ct.psum);
     free(ct.rsum);
     free(ct.parts);
