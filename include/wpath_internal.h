@@ -68,9 +68,11 @@ void wp_next_chunk(struct wpath *wp);
 /* Unit u of wp ends as st. */
 void wp_unit_end(struct wpath *wp, struct wp_unit *u, enum wp_status st);
 /* Takes a loaded row into key: found, version and length (0 and -1 for a missing
- * row), and a bitmap it owns (empty for a missing row). False when the row is
- * corrupt or memory ran out; err then says why, naming the key. */
-bool wp_key_load(struct wp_key *key, const struct store_row *row, char *err, size_t errlen);
+ * row), and a bitmap it owns (empty for a missing row): decoded, the row's bits
+ * already decoded (taken; a kept copy, kept.h), or else decoded here. False when the
+ * row is corrupt or memory ran out; err then says why, naming the key. */
+bool wp_key_load(struct wp_key *key, const struct store_row *row, roaring_bitmap_t *decoded, char *err,
+                 size_t errlen);
 /* The pause before retry number `attempts` (> 1) after a conflict: jittered, growing. */
 int wp_retry_pause_us(int attempts);
 

@@ -202,13 +202,16 @@ static void wp_cas_done(enum store_status st, const char *err, const bool *confl
     wp_load(wp);
 }
 
-bool wp_key_load(struct wp_key *key, const struct store_row *row, char *err, size_t errlen)
+bool wp_key_load(struct wp_key *key, const struct store_row *row, roaring_bitmap_t *decoded, char *err,
+                 size_t errlen)
 {
     key->dirty = false;
     key->found = row->found;
     key->version = row->found ? row->version : 0; /* a missing row: the write will insert it */
     key->nbytes = row->found ? row->nbytes : -1;
-    if (row->found) {
+    if (decoded) {
+        key->bm = decoded;
+    } else if (row->found) {
         key->bm = wpath_decode_row(key->key, key->keylen, row, err, errlen);
     } else if (!(key->bm = roaring_bitmap_create())) {
         snprintf(err, errlen, "out of memory");
@@ -226,7 +229,7 @@ static bool wp_decode_unit(struct wpath *wp, struct wp_unit *u, const struct sto
     for (int k = 0; k < u->nkeys; k++) {
         const struct store_row *row = &rows[first + (size_t)k];
         u->unverified |= row->cached;
-        if (!wp_key_load(&u->keys[k], row, u->error, sizeof(u->error))) {
+        if (!wp_key_load(&u->keys[k], row, NULL, u->error, sizeof(u->error))) {
             wp_unit_end(wp, u, WP_CORRUPT);
             return false;
         }

@@ -381,16 +381,7 @@ static void slot_load(struct wp_train *t, struct wp_slot *s, const struct store_
     s->base_len = row->len;
     s->base_card = row->cardinality;
     s->touch = TOUCH_NONE;
-    if (kept) {
-        s->k.dirty = false;
-        s->k.found = true;
-        s->k.version = row->version;
-        s->k.nbytes = row->nbytes;
-        s->k.bm = kept;
-        s->corrupt = false;
-    } else {
-        s->corrupt = !wp_key_load(&s->k, row, s->error, sizeof(s->error));
-    }
+    s->corrupt = !wp_key_load(&s->k, row, kept, s->error, sizeof(s->error));
     s->found = s->k.found;
     s->version = s->k.version;
     s->nbytes = s->k.nbytes;
