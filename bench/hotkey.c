@@ -6,10 +6,13 @@
  * answered or S seconds passed. Command j (a counter shared by all clients) is
  * SETBIT KEY (OFF + j mod R) ((j div R + 1) mod 2): offsets are distinct within each
  * pass over the range; the first pass sets, the next clears, and so on, so the
- * key stays within R bits and most commands change it.
+ * key stays within R bits and most commands change it. With -x the offsets of a pass
+ * are scattered over the range (OFF + (j * S) mod R, S coprime with R and near 0.618 R):
+ * each command lands in a different part of the key, as the ids of a day's active
+ * users land all over a big bitmap.
  *
  * usage: hotkey -p PORT [-h HOST] [-c CLIENTS] [-P PIPELINE] [-n COMMANDS]
- *               [-s SECONDS] [-k KEY] [-o OFFSET] [-r RANGE]
+ *               [-s SECONDS] [-k KEY] [-o OFFSET] [-r RANGE] [-x]
  * prints: "hotkey: N commands in T s: R/s, errors E" and exits 1 on any error reply. */
 #include <hiredis/hiredis.h>
 #include <pthread.h>
@@ -23,7 +26,7 @@
 
 static const char *host = "127.0.0.1", *key = "hotkey";
 static int port, clients = 50, pipeline = 1, seconds = 10;
-static long long total = 100000, offset0 = 0, range = 10000;
+static long long total = 100000, offset0 = 0, range = 10000, stride = 1;
 static atomic_llong next_cmd, answered, errors;
 static double deadline;
 
@@ -34,13 +37,23 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static long long gcd(long long a, long long b)
+{
+    while (b) {
+        long long t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 /* Sends command j; false when the run is over. */
 static bool send_next(redisContext *c)
 {
     long long j = atomic_fetch_add(&next_cmd, 1);
     if (j >= total || now() > deadline) return false;
     char off[32], val[4];
-    snprintf(off, sizeof(off), "%lld", offset0 + j % range);
+    snprintf(off, sizeof(off), "%lld", offset0 + (long long)((unsigned long long)(j % range) * (unsigned long long)stride % (unsigned long long)range));
     snprintf(val, sizeof(val), "%lld", (j / range + 1) % 2);
     return redisAppendCommand(c, "SETBIT %s %s %s", key, off, val) == REDIS_OK;
 }
@@ -79,7 +92,8 @@ static void *client(void *arg)
 int main(int argc, char **argv)
 {
     int opt;
-    while ((opt = getopt(argc, argv, "h:p:c:P:n:s:k:o:r:")) != -1) {
+    bool scatter = false;
+    while ((opt = getopt(argc, argv, "h:p:c:P:n:s:k:o:r:x")) != -1) {
         switch (opt) {
         case 'h': host = optarg; break;
         case 'p': port = atoi(optarg); break;
@@ -90,15 +104,18 @@ int main(int argc, char **argv)
         case 'k': key = optarg; break;
         case 'o': offset0 = atoll(optarg); break;
         case 'r': range = atoll(optarg); break;
+        case 'x': scatter = true; break;
         default: return 2;
         }
     }
     if (port <= 0 || clients < 1 || clients > 1000 || pipeline < 1 || pipeline > 10000 || total < 1 ||
         seconds < 1 || seconds > 600 || range < 1 || offset0 < 0 || offset0 + range > 4294967296LL) {
         fprintf(stderr, "usage: hotkey -p PORT [-h HOST] [-c CLIENTS] [-P PIPELINE] [-n COMMANDS] [-s SECONDS]"
-                        " [-k KEY] [-o OFFSET] [-r RANGE]\n");
+                        " [-k KEY] [-o OFFSET] [-r RANGE] [-x]\n");
         return 2;
     }
+    if (scatter && range > 2) /* a permutation of each pass: the stride shares no factor with the range */
+        for (stride = range * 618 / 1000; gcd(stride, range) != 1; stride++) {}
     pthread_t *t = calloc((size_t)clients, sizeof(*t));
     if (!t) return 2;
     double t0 = now();

@@ -5,6 +5,8 @@
 #   small   50 clients, SETBIT of distinct offsets of one key of 10,000 bits
 #   big     the same on one key of 2,000,000 bits (250,000 random bytes, about half set)
 #   huge    the same on one key of 16,000,000 bits (2,000,000 random bytes)
+#   scatter the 250 KB key again, offsets scattered over it (hotkey -x): the ids of a
+#           day's active users, which land all over a big bitmap
 #   million 1,000,000 (quick: 100,000) SETBITs into one key from one client, 1,000 in flight
 # and, for bitmapd alone, the WAL one single-bit SETBIT writes into keys of 1 KB,
 # 100 KB, 1 MB and 16 MB (pg_current_wal_lsn() around 20 SETBITs, one at a time).
@@ -96,6 +98,10 @@ log "hot 250 KB key: prefilled before every run"
 # version check.
 prefill_big() { prefill hot:big 250000 "$1"; }
 PREP=prefill_big measure big -c 50 -r 2000000 -n 10000000 -s "$SECS" -k hot:big
+log "hot 250 KB key, scattered offsets: prefilled before every run"
+# consecutive offsets (above) change one or two containers per batch of writes; these
+# change most of the key's containers in every batch
+PREP=prefill_big measure scatter -c 50 -r 2000000 -n 10000000 -s "$SECS" -k hot:big -x
 log "hot 2 MB key: prefilled before every run"
 # how a write's cost grows with its bitmap (not a target of issue 13: the 250 KB key is)
 prefill_huge() { prefill hot:huge 2000000 "$1"; }
@@ -131,7 +137,9 @@ done
   echo
   echo "\`bench/hotkey.c\` sends the same command stream to both servers: client threads with one connection each,"
   echo "command j being \`SETBIT KEY (OFFSET + j mod RANGE) ((j div RANGE + 1) mod 2)\` (distinct offsets within a"
-  echo "pass; the first pass sets, the next clears). Rates are the median of $REPEAT run(s) of ${SECS}s per target,"
+  echo "pass; the first pass sets, the next clears); \"scattered\" (\`-x\`) spreads each pass's offsets over the whole"
+  echo "key (offset OFFSET + (j × S) mod RANGE, S coprime with RANGE), as a day's active users spread over a big bitmap."
+  echo "Rates are the median of $REPEAT run(s) of ${SECS}s per target,"
   echo "the targets taking turns; bitmapd answers a SETBIT after its commit, redis-server fsyncs its AOF before"
   echo "answering."
   echo
@@ -139,6 +147,7 @@ done
   echo "|---|---:|---:|---:|"
   echo "| SETBIT, 50 clients, one key of 10,000 bits | $(thousands "${RATE[small,bitmapd]:-0}")/s | $(thousands "${RATE[small,redis-fsync]:-0}")/s | $(ratio "${RATE[small,bitmapd]}" "${RATE[small,redis-fsync]}") |"
   echo "| SETBIT, 50 clients, one key of 2,000,000 bits (250 KB) | $(thousands "${RATE[big,bitmapd]:-0}")/s | $(thousands "${RATE[big,redis-fsync]:-0}")/s | $(ratio "${RATE[big,bitmapd]}" "${RATE[big,redis-fsync]}") |"
+  echo "| SETBIT, 50 clients, the 250 KB key, scattered offsets | $(thousands "${RATE[scatter,bitmapd]:-0}")/s | $(thousands "${RATE[scatter,redis-fsync]:-0}")/s | $(ratio "${RATE[scatter,bitmapd]}" "${RATE[scatter,redis-fsync]}") |"
   echo "| SETBIT, 50 clients, one key of 16,000,000 bits (2 MB) | $(thousands "${RATE[huge,bitmapd]:-0}")/s | $(thousands "${RATE[huge,redis-fsync]:-0}")/s | $(ratio "${RATE[huge,bitmapd]}" "${RATE[huge,redis-fsync]}") |"
   echo "| $(thousands "$MILLION") SETBITs into one key, 1 client, 1,000 in flight | $(thousands "${RATE[million,bitmapd]:-0}")/s (${SEC[bitmapd]} s) | $(thousands "${RATE[million,redis-fsync]:-0}")/s (${SEC[redis-fsync]} s) | $(ratio "${RATE[million,bitmapd]}" "${RATE[million,redis-fsync]}") |"
   echo
@@ -157,6 +166,6 @@ done
 for t in "${TARGETS[@]}"; do
   rcli "$t" DEL hot:small hot:big hot:huge hot:million hot:wal:1000 hot:wal:100000 hot:wal:1000000 hot:wal:16000000 >/dev/null || true
 done
-for k in small big huge million; do
+for k in small big scatter huge million; do
   for t in "${TARGETS[@]}"; do [[ -n ${RATE[$k,$t]} ]] || die "the $k measurement failed on $t"; done
 done
