@@ -116,17 +116,23 @@ psql "$BITMAPD_DSN" -XAtq -v ON_ERROR_STOP=1 -c "SELECT pg_terminate_backend(pid
 wait_for "A's cache is back once the trigger is" '[[ $(info $A_R cache_enabled) == 1 ]]'
 wait_for "B's too" '[[ $(info $B_R cache_enabled) == 1 ]]'
 
+# both_write NAME GENERATOR [redis-cli options...]: A and B at once, each running what
+# GENERATOR OFF prints (OFF 0 for A, 1 for B) through redis-cli into $BITMAPD_TEST_TMP/NAME.A|B
+both_write() {
+  local name=$1 gen=$2 side port off pids=()
+  shift 2
+  for side in A B; do
+    port=$A_R off=0
+    [[ $side == B ]] && port=$B_R off=1
+    "$gen" "$off" | timeout 60 redis-cli -p "$port" "$@" >"$BITMAPD_TEST_TMP/$name.$side" 2>&1 &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+}
+
 # ---- no lost update: both instances write one key at once ------------------------------------
-pids=()
-for side in A B; do
-  port=$A_R
-  [[ $side == B ]] && port=$B_R
-  off=0
-  [[ $side == B ]] && off=1
-  for i in $(seq 0 199); do echo "SETBIT ${P}both $((i * 2 + off)) 1"; done | redis-cli -p "$port" >"$BITMAPD_TEST_TMP/both.$side" &
-  pids+=($!)
-done
-wait "${pids[@]}"
+gen_both() { for i in $(seq 0 199); do echo "SETBIT ${P}both $((i * 2 + $1)) 1"; done; }
+both_write both gen_both
 check "200 + 200 SETBITs of one key from two instances: BITCOUNT 400 on A" 400 \
   "$(redis-cli -p "$A_R" bitcount "${P}both")"
 check "... and the row in SQL" 400 \
@@ -139,17 +145,8 @@ check "no SETBIT answered an error" "" "$(cat "$BITMAPD_TEST_TMP"/both.* | grep 
 # alone, retried; the rest of its statement commits.
 conflicts() { curl -s --max-time 5 "$1/metrics" | awk '$1 == "bitmapd_write_conflicts_total" {print $2 + 0}'; }
 ca=$(conflicts "$A_URL") cb=$(conflicts "$B_URL")
-pids=()
-for side in A B; do
-  port=$A_R
-  [[ $side == B ]] && port=$B_R
-  off=0
-  [[ $side == B ]] && off=1
-  for i in $(seq 0 1999); do printf 'SETBIT %smany:%d %d 1\r\n' "$P" $((i % 100)) $(((i / 100) * 2 + off)); done |
-    timeout 60 redis-cli -p "$port" --pipe >"$BITMAPD_TEST_TMP/many.$side" 2>&1 &
-  pids+=($!)
-done
-wait "${pids[@]}"
+gen_many() { for i in $(seq 0 1999); do printf 'SETBIT %smany:%d %d 1\r\n' "$P" $((i % 100)) $(((i / 100) * 2 + $1)); done; }
+both_write many gen_many --pipe
 echo "# conflicts met (writes retried): A $(($(conflicts "$A_URL") - ca)), B $(($(conflicts "$B_URL") - cb))"
 check "2 x 2,000 pipelined SETBITs of 100 keys from two instances answered without an error" 2 \
   "$(grep -l 'errors: 0, replies: 2000' "$BITMAPD_TEST_TMP"/many.? | wc -l)"
