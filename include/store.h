@@ -81,9 +81,8 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
 /* Group commit: the writes join the next compare-and-swap statement, which carries
  * the writes of every request waiting at that time ([postgres] write_statements
  * statements are in flight at once; a lone request is sent at once). The statement
- * locks the rows in key order (no lock step when every group is one key) and updates
- * (or inserts, for absent keys) every group whose versions all still match
- * (version := version + inc, one per change merged in). A call names a key twice
+ * locks the rows in key order and updates (or inserts, for absent keys) every group
+ * whose versions all still match (version := version + inc, one per change merged in). A call names a key twice
  * only to check it (units of one request sharing a key); two calls with a common key
  * go in different statements. The callback comes after commit. */
 struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,

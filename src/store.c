@@ -22,7 +22,7 @@
 struct cas_call;
 struct load_ctx;
 
-enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_SINGLES, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED, STMT_APPEND }; /* prepared once per connection (db_query_prepared) */
+enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED, STMT_APPEND }; /* prepared once per connection (db_query_prepared) */
 
 struct store {
     struct db *db;
@@ -629,38 +629,6 @@ static const char SQL_CAS_ROWS[] =
     SQL_CAS_HEADS
     SQL_CAS_ANSWER("cur.chunked AND v.bits IS NOT NULL");
 
-/* SQL_CAS_ROWS for a batch in which every group is one key (a fan-out, SETBITs of
- * many keys): with nothing to commit all or nothing, the lock step goes. Each row is
- * updated at its version, or inserted where its key was absent, in key order; a group
- * whose row moved, appeared or turned out chunked (another instance cut it) matches
- * nothing and is answered as a conflict, alone. A group that only checks its key reads
- * the version. Against SQL_CAS_ROWS, 1,000 existing rows written: 11-12 ms of
- * execution instead of 14 (EXPLAIN ANALYZE on the scratch cluster). */
-static const char SQL_CAS_SINGLES[] =
-    "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
-    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[])"
-    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc) ORDER BY key),"
-    " upd AS (UPDATE bitmapd.bitmaps b"
-    "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes,"
-    "                version = b.version + v.inc, updated_at = now()"
-    "           FROM v"
-    "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL AND octet_length(b.bits) > 0"
-    "      RETURNING v.grp),"
-    " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes)"
-    "         SELECT key, inc, bits, card, crc, nbytes FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL ORDER BY key"
-    "         ON CONFLICT (key) DO NOTHING RETURNING b.key)"
-    /* NOT IN (subquery): a hashed subplan, where a join of two CTE scans may become
-     * a nested loop over both */
-    " SELECT grp, NULL::int8 FROM v WHERE v.bits IS NOT NULL AND v.ver >= 0 AND v.grp NOT IN (SELECT grp FROM upd)"
-    " UNION ALL"
-    " SELECT grp, NULL FROM v WHERE v.bits IS NOT NULL AND v.ver = -1 AND v.key NOT IN (SELECT key FROM ins)"
-    " UNION ALL"
-    " SELECT v.grp, NULL FROM v LEFT JOIN LATERAL (SELECT x.version FROM bitmapd.bitmaps x"
-    "                                                WHERE x.key = v.key LIMIT 1) x ON true"
-    "  WHERE v.bits IS NULL AND coalesce(x.version, -1) <> v.ver"
-    " UNION ALL"
-    " SELECT NULL, txid_current() % 4294967296";
-
 /* The answer of the one-key statements, as SQL_CAS_ANSWER gives it: the key's group
  * when the head update (CTE cte) matched no row, and the transaction's id. */
 #define SQL_CAS_ONE_ANSWER(cte) \
@@ -755,7 +723,6 @@ struct cas_call {
     struct store_write *w; /* keys and bits copied into buf */
     struct cas_chunks *ch; /* per write */
     bool chunks;           /* a key is chunked, or was last seen chunked: SQL_CAS */
-    bool singles;          /* every group is one write */
     size_t n;
     int32_t ngroups;
     int32_t first_group;   /* in the statement */
@@ -774,8 +741,7 @@ struct cas_call {
 
 struct cas_batch {
     struct store *st;
-    bool rows_only;        /* sent as SQL_CAS_ROWS (or SQL_CAS_SINGLES, SQL_CAS_ONE) */
-    bool singles;          /* sent as SQL_CAS_SINGLES (or SQL_CAS_ONE): no lock step, no abort */
+    bool rows_only;        /* sent as SQL_CAS_ROWS */
     bool append;           /* sent as SQL_APPEND: the write-behind log */
     uint64_t serial;       /* the append's, for the log (wlog_append_begin) */
     size_t nimages;
@@ -934,7 +900,7 @@ static void cas_batch_done(const struct db_result *r, void *arg)
     } else if (s == STORE_ERROR && is_retryable(r->sqlstate)) {
         s = STORE_OK;
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
-        if (b->rows_only && !b->singles && !b->append) /* perhaps a chunked head: its keys take SQL_CAS from now on */
+        if (b->rows_only && !b->append) /* perhaps a chunked head: its keys take SQL_CAS from now on */
             for (struct cas_call *c = b->calls; c; c = c->next)
                 for (size_t i = 0; i < c->n; i++) store_chunks_seen(st->chunks, c->w[i].key, c->w[i].keylen, true);
     } else {
@@ -1191,10 +1157,8 @@ static bool cas_send(struct store *st)
         goto sent;
     }
     b->rows_only = true;
-    b->singles = true;
     for (c = b->calls; c; c = c->next) {
         if (c->chunks) b->rows_only = false;
-        if (!c->singles) b->singles = false;
         for (size_t i = 0; i < c->n; i++) {
             any_null |= (c->w[i].bits == NULL);
             any_null_len |= (c->w[i].nbytes < 0);
@@ -1257,13 +1221,10 @@ static bool cas_send(struct store *st)
         const struct store_write *w0 = &b->calls->w[0];
         const struct cas_chunks *ch0 = &b->calls->ch[0];
         bool one = nkeys == 1 && w0->bits && !w0->absent;
-        b->singles &= b->rows_only;
         if (one && b->rows_only)
             job = db_query_prepared(st->db, STMT_CAS_ONE, SQL_CAS_ONE, 8, p, cas_batch_done, b);
         else if (one && ch0->chunked && !ch0->whole && ch0->dir_xid >= 0)
             job = db_query_prepared(st->db, STMT_CAS_ONE_CHUNKED, SQL_CAS_ONE_CHUNKED, 16, p, cas_batch_done, b);
-        else if (b->singles)
-            job = db_query_prepared(st->db, STMT_CAS_SINGLES, SQL_CAS_SINGLES, 8, p, cas_batch_done, b);
         else if (b->rows_only)
             job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 8, p, cas_batch_done, b);
         else
@@ -1340,20 +1301,6 @@ static void cas_flush(struct store *st)
         if (!cas_send(st)) break;
 }
 
-/* Is every group of a call one write (no group to commit all or nothing)? */
-static bool writes_are_singles(const struct store_write *w, size_t n, int32_t ngroups)
-{
-    if (n != (size_t)ngroups) return false;
-    bool *seen = calloc(n ? n : 1, sizeof(bool));
-    bool ok = seen != NULL;
-    for (size_t i = 0; ok && i < n; i++) {
-        ok = w[i].group >= 0 && (size_t)w[i].group < n && !seen[w[i].group];
-        if (ok) seen[w[i].group] = true;
-    }
-    free(seen);
-    return ok;
-}
-
 struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
                          store_cas_cb cb, void *arg)
 {
@@ -1389,7 +1336,6 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
         c->chunks |= c->ch[i].chunked || store_chunks_known(st->chunks, w[i].key, w[i].keylen);
     }
     c->ngroups = ngroups;
-    c->singles = writes_are_singles(w, n, ngroups);
     c->cb = cb;
     c->arg = arg;
     if (!(c->handle = db_pending(st->db, cas_handle_cb, c))) goto oom;

@@ -204,6 +204,32 @@ rcli() { # [redis-cli args...]
   redis-cli -h 127.0.0.1 -p "$RPORT" "$@"
 }
 
+# resp_pipeline PORT 'CMD ARG…' …: the commands in one write on one connection (so
+# that the service reads them in one turn and writes them in one statement), then
+# their replies on one line, each without its type byte. For commands whose replies
+# are one line (integers, simple strings, errors); the arguments contain no spaces.
+resp_pipeline() {
+  python3 - "$@" <<'PY'
+import socket, sys
+port, cmds = int(sys.argv[1]), sys.argv[2:]
+def resp(cmd):
+    args = cmd.split()
+    return ("*%d\r\n" % len(args) + "".join("$%d\r\n%s\r\n" % (len(a.encode()), a) for a in args)).encode()
+conn = socket.create_connection(("127.0.0.1", port), timeout=30)
+conn.sendall(b"".join(resp(c) for c in cmds))
+buf, out = b"", []
+while len(out) < len(cmds):
+    data = conn.recv(65536)
+    if not data:
+        break
+    buf += data
+    while b"\r\n" in buf and len(out) < len(cmds):
+        line, buf = buf.split(b"\r\n", 1)
+        out.append(line[1:].decode())
+print(" ".join(out))
+PY
+}
+
 http() { # METHOD PATH [BODY] [extra curl args...]
   local method=$1 path=$2 body="" has_body=0
   shift 2
