@@ -157,9 +157,10 @@ check "... and A counts them all" 4000 \
 
 # ---- the lock step: a batch cannot deadlock with another writer's insert ---------------------
 # The write statement locks every row it names, in key order, before it updates or
-# inserts any. Without that step (tried: docs/design.md, "Groups of one key") the batch
-# below updates ${P}dla and waits for ${P}dlb, which a psql session holds and then
-# tries to insert ${P}dla: a deadlock, found after deadlock_timeout (1 s) and retried.
+# inserts any. Without that step (tried twice: docs/design.md, "no lock step for
+# groups of one key") the batch below updates ${P}dla and waits for ${P}dlb, which a
+# psql session holds and then tries to insert ${P}dla: a deadlock, found after
+# deadlock_timeout (1 s) and retried.
 # With it, the lock on ${P}dla leaves psql's insert a plain conflict.
 redis-cli -p "$A_R" SETBIT "${P}dla" 1 1 >/dev/null
 redis-cli -p "$A_R" SETBIT "${P}dlb" 1 1 >/dev/null
