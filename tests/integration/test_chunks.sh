@@ -90,15 +90,21 @@ check "SETBIT flips one bit and answers the old one" "$old" "$(rcli SETBIT "${P}
 setbit_file "$T/big" $off $((1 - old))
 after=$(chunk_xmins big)
 check "a single-bit write rewrote exactly one chunk row" 1 "$(changed_rows "$before" "$after")"
-lsn0=$(sql "SELECT pg_current_wal_lsn()")
-for i in $(seq 1 40); do
-  o=$(((i * 61813) % 2400000))
-  rcli SETBIT "${P}big" $o 1 >/dev/null
-  setbit_file "$T/big" $o 1
+# The LSN is the cluster's (autovacuum, a checkpoint's first page images count too):
+# two rounds of 20, and the lower
+wal=""
+for round in 0 1; do
+  lsn0=$(sql "SELECT pg_current_wal_lsn()")
+  for i in $(seq 1 20); do
+    o=$((((i + 20 * round) * 61813) % 2400000))
+    rcli SETBIT "${P}big" $o 1 >/dev/null
+    setbit_file "$T/big" $o 1
+  done
+  lsn1=$(sql "SELECT pg_current_wal_lsn()")
+  w=$(sql "SELECT (pg_wal_lsn_diff('$lsn1', '$lsn0') / 20)::bigint")
+  [[ -z $wal || $w -lt $wal ]] && wal=$w
 done
-lsn1=$(sql "SELECT pg_current_wal_lsn()")
-wal=$(sql "SELECT (pg_wal_lsn_diff('$lsn1', '$lsn0') / 40)::bigint")
-echo "# WAL per single-bit SETBIT into the 300 KiB chunked value (40 writes, whatever else wrote meanwhile): $wal bytes"
+echo "# WAL per single-bit SETBIT into the 300 KiB chunked value (the lower of two rounds of 20 writes): $wal bytes"
 check "WAL per single-bit write is at most 16 KiB (the whole value is 300 KiB)" yes "$([[ $wal -le 16384 ]] && echo yes || echo "no: $wal")"
 get_equals "GET after 41 SETBITs is the file with the same bits set" "${P}big" "$T/big"
 
