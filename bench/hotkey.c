@@ -53,7 +53,8 @@ static bool send_next(redisContext *c)
     long long j = atomic_fetch_add(&next_cmd, 1);
     if (j >= total || now() > deadline) return false;
     char off[32], val[4];
-    snprintf(off, sizeof(off), "%lld", offset0 + (long long)((unsigned long long)(j % range) * (unsigned long long)stride % (unsigned long long)range));
+    unsigned long long at = (unsigned long long)(j % range) * (unsigned long long)stride % (unsigned long long)range;
+    snprintf(off, sizeof(off), "%lld", offset0 + (long long)at);
     snprintf(val, sizeof(val), "%lld", (j / range + 1) % 2);
     return redisAppendCommand(c, "SETBIT %s %s %s", key, off, val) == REDIS_OK;
 }

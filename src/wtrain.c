@@ -311,14 +311,10 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
     if (!conflict[0]) /* before the next train starts: it may take these copies back */
         for (int i = 0; i < t->nslots; i++) {
             struct wp_slot *s = t->slots[i];
-            if (!s->used || !s->k.bm) continue;
-            if (s->dirty) {
-                store_keep_decoded(t->st, (const uint8_t *)s->k.key, s->k.keylen, s->version, s->k.bm);
-            } else if (s->kept && s->touch == TOUCH_NONE) { /* nothing changed it: back it goes */
-                store_keep_decoded(t->st, (const uint8_t *)s->k.key, s->k.keylen, s->k.version, s->k.bm);
-            } else {
-                continue;
-            }
+            /* the committed copy, or a kept one nothing changed (back it goes; its
+             * version did not move: s->version counts changes) */
+            if (!s->used || !s->k.bm || !(s->dirty || (s->kept && s->touch == TOUCH_NONE))) continue;
+            store_keep_decoded(t->st, (const uint8_t *)s->k.key, s->k.keylen, s->version, s->k.bm);
             s->k.bm = NULL;
         }
     for (size_t i = 0; i < t->nmembers; i++) {

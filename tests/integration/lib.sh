@@ -204,6 +204,10 @@ rcli() { # [redis-cli args...]
   redis-cli -h 127.0.0.1 -p "$RPORT" "$@"
 }
 
+metric() { # NAME [BASE_URL] — a figure of /metrics (of the last instance started)
+  curl -s --max-time 5 "${2:-$BASE_URL}/metrics" | awk -v n="$1" '$1 == n {print $2}'
+}
+
 # resp_pipeline PORT 'CMD ARG…' …: the commands in one write on one connection (so
 # that the service reads them in one turn and writes them in one statement), then
 # their replies on one line, each without its type byte. For commands whose replies

@@ -142,11 +142,10 @@ check "no SETBIT answered an error" "" "$(cat "$BITMAPD_TEST_TMP"/both.* | grep 
 # ---- no lost update: both instances write the same 100 keys at once, pipelined ---------------
 # Many one-key writes per statement from both sides: a key the other instance wrote
 # meanwhile is a conflict, retried.
-conflicts() { curl -s --max-time 5 "$1/metrics" | awk '$1 == "bitmapd_write_conflicts_total" {print $2 + 0}'; }
-ca=$(conflicts "$A_URL") cb=$(conflicts "$B_URL")
+ca=$(metric bitmapd_write_conflicts_total "$A_URL") cb=$(metric bitmapd_write_conflicts_total "$B_URL")
 gen_many() { for i in $(seq 0 1999); do printf 'SETBIT %smany:%d %d 1\r\n' "$P" $((i % 100)) $(((i / 100) * 2 + $1)); done; }
 both_write many gen_many --pipe
-echo "# conflicts met (writes retried): A $(($(conflicts "$A_URL") - ca)), B $(($(conflicts "$B_URL") - cb))"
+echo "# conflicts met (writes retried): A $(($(metric bitmapd_write_conflicts_total "$A_URL") - ca)), B $(($(metric bitmapd_write_conflicts_total "$B_URL") - cb))"
 check "2 x 2,000 pipelined SETBITs of 100 keys from two instances answered without an error" 2 \
   "$(grep -l 'errors: 0, replies: 2000' "$BITMAPD_TEST_TMP"/many.? | wc -l)"
 check "... every key holds both instances' 40 bits (rows in SQL)" "100|40|40" \

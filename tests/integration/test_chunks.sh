@@ -133,8 +133,7 @@ get_equals "instance A sees instance B's write (its cache dropped the old copy)"
 # copy instead of decoding, and re-encodes only the containers it changed
 # (codec_encode_patch, chunks_cut_since). A's first write here decodes (its cache holds
 # what it loaded after B's write); each of the four after it takes a kept copy.
-kept() { curl -s --max-time 5 "$A_URL/metrics" | awk '$1 == "bitmapd_write_kept_copies_total" {print $2}'; }
-kept0=$(kept)
+kept0=$(metric bitmapd_write_kept_copies_total "$A_URL")
 RPORT=$A_R
 answers=""
 for off in 5 70001 1300007 2457599 9; do
@@ -144,7 +143,7 @@ for off in 5 70001 1300007 2457599 9; do
 done
 check "five SETBITs one after another answered the old bits" ooooo "$answers"
 check "each write after the first took the copy the write before it kept" 4 \
-  "$(awk -v a="${kept0:-0}" -v b="$(kept)" 'BEGIN {print b - a}')"
+  "$(awk -v a="${kept0:-0}" -v b="$(metric bitmapd_write_kept_copies_total "$A_URL")" 'BEGIN {print b - a}')"
 get_equals "GET after the five writes is the file with their bits flipped" "${P}big" "$T/big"
 
 # ---- many clients writing the chunked key at once -------------------------------------

@@ -98,10 +98,6 @@ elif mode == "noread":  # pipeline GETs of a big value and read nothing; print w
 PY
 }
 
-metric() { # NAME — its value on the last instance started
-  curl -s --max-time 5 "$BASE_URL/metrics" | awk -v n="$1" '$1 == n {print $2}'
-}
-
 start_service \
   --set http.max_body_bytes=2048 --set http.max_header_bytes=1024 --set http.max_ids_per_request=5 \
   --set http.max_page_limit=50 --set http.max_connections=8 --set http.request_timeout_s=1 \

@@ -15,9 +15,6 @@ BITMAPD_TEST_ARGS= # each instance here says whether its log is on
 PSQL=(psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1)
 P="wlog:$$:" # every key of this run
 
-metric() { # FIELD [BASE_URL]
-  curl -s "${2:-$BASE_URL}/metrics" | awk -v n="$1" '$1 == n {print $2}'
-}
 logrows() { "${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.wlog"; }
 rowcount() { "${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps WHERE key LIKE '${P}%'"; }
 
