@@ -58,10 +58,11 @@ void chunks_cut_free(struct chunk_cut *c);
 roaring_bitmap_t *chunks_join(const struct chunk_part *parts, size_t n, char *err, size_t errlen) WUR;
 
 /* The checksum column of a chunked key's head row: CRC-32C of its chunks' (lo, hi,
- * checksum) as little-endian uint32 triples, in lo order. It ties the head to exactly
- * this set of chunks (a missing, extra or stale chunk row changes it), whatever
- * encoding a writer gave the whole bitmap. */
-uint32_t chunks_head_crc(const struct chunk_part *parts, size_t n);
+ * checksum) as little-endian uint32 triples, in lo order, followed by the head's
+ * flips (flen bytes; none: 0). It ties the head to exactly this set of chunks (a
+ * missing, extra or stale chunk row changes it) and to its flips, whatever encoding a
+ * writer gave the whole bitmap. */
+uint32_t chunks_head_crc(const struct chunk_part *parts, size_t n, const uint8_t *flips, size_t flen);
 
 /* A 64-bit hash of a chunk's bytes, independent of its CRC-32C. */
 uint64_t chunk_hash(const uint8_t *bits, size_t len);
@@ -75,13 +76,15 @@ uint64_t chunk_hash(const uint8_t *bits, size_t len);
 struct chunk_dirs;
 struct chunk_dirs *chunk_dirs_new(size_t max) WUR;
 void chunk_dirs_free(struct chunk_dirs *d);
-/* Records key's chunks at version (their bits are not kept); false when out of memory. */
+/* Records key's chunks at version (their bits are not kept) and the head's flips (a
+ * copy; flen 0: none); false when out of memory. */
 bool chunk_dirs_put(struct chunk_dirs *d, const uint8_t *key, size_t len, int64_t version, uint32_t xid,
-                    const struct chunk_part *parts, size_t n);
+                    const struct chunk_part *parts, size_t n, const uint8_t *flips, size_t flen);
 void chunk_dirs_drop(struct chunk_dirs *d, const uint8_t *key, size_t len);
 /* key's chunks at exactly version (bits NULL) and the xid that wrote them, or NULL;
  * valid until the next put/drop. */
 const struct chunk_part *chunk_dirs_get(const struct chunk_dirs *d, const uint8_t *key, size_t len,
-                                        int64_t version, uint32_t *xid, size_t *n);
+                                        int64_t version, uint32_t *xid, size_t *n, const uint8_t **flips,
+                                        size_t *flen);
 
 #endif

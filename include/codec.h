@@ -62,11 +62,21 @@ bool codec_encode(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen) WUR;
  * as that encode left it. Run-optimizes those containers; when the encoding is dense
  * and keeps its base and length, copies old and rewrites only their bytes, checking
  * that they hold exactly those containers' members and that the members outside them
- * plus these are bm's cardinality. False otherwise (nothing written: the caller then
+ * plus these are bm's cardinality. When it is portable with the same containers, and
+ * those of keys lo .. hi are bitsets before and after, copies old and rewrites their
+ * cardinalities and bitsets, with the same checks. False otherwise (nothing written: the caller then
  * uses codec_encode). For a big bitmap written a few bits at a time this costs a copy
  * of old instead of a whole encode and validation. */
 bool codec_encode_patch(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard, uint32_t lo,
                         uint32_t hi, uint8_t **out, size_t *outlen) WUR;
+
+/* The members in which now differs from old (their symmetric difference) within
+ * containers lo .. hi, for old and what codec_encode_patch made of it (two dense
+ * encodings of one length and base, or two portable ones with the same containers,
+ * those of lo .. hi bitsets), or NULL (another shape, or out of memory). A chunked
+ * key's write with a patched encoding stores just these (the head's flips, chunks.h). */
+roaring_bitmap_t *codec_patch_changes(const uint8_t *old, const uint8_t *now, size_t len, uint32_t lo,
+                                      uint32_t hi) WUR;
 
 /* As codec_encode, but always the portable serialization, for readers that only
  * know Roaring (other Roaring libraries, pg_roaringbitmap, exports). */

@@ -33,6 +33,9 @@ struct metrics_counters {
                                                   on rows just read from the database: no statement */
     unsigned long long write_kept_copies;      /* trains of a big key that took the decoded copy
                                                   kept by the commit of its cached bits (kept.h) */
+    unsigned long long write_flips;            /* writes of a chunked key committed as its head's
+                                                  flips alone (no chunk row written) */
+    unsigned long long write_chunk_rows;       /* chunk rows written or deleted by committed writes */
     unsigned long long http_auth_failures;
     unsigned long long http_connections_rejected; /* over [http] max_connections */
     unsigned long long http_request_timeouts;     /* [http] request_timeout_s passed */

@@ -54,6 +54,9 @@ struct store_write {
                        (16-bit keys), every other one as that version's cut left it: a chunked
                        key's unchanged chunks are not serialized again (chunks_cut_since) */
     uint32_t tlo, thi;
+    const struct roaring_bitmap_s *changed; /* with narrow, optional: exactly the members in
+                                               which bm differs from the version written over
+                                               (a chunked key's head then records just these) */
 };
 
 /* conflict[g] is true for each group g (0 .. ngroups-1) that did not commit because

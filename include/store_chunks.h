@@ -23,6 +23,10 @@ struct cas_chunks {
     struct chunk_cut cut;
     struct chunk_part *rows; /* what the statement writes: bits NULL deletes the chunk at lo */
     size_t nrows;
+    uint8_t *flips;          /* the head's new flips (chunks.h; owned), NULL: none. With flips
+                                the write sends no chunk row: cut is the directory's copy */
+    size_t flen;
+    bool flips_only;         /* the write is the head's flips alone */
 };
 
 
@@ -37,10 +41,14 @@ bool store_chunks_known(const struct store_chunks *sc, const uint8_t *key, size_
 /* Notes what this instance saw of key's head row. */
 void store_chunks_seen(struct store_chunks *sc, const uint8_t *key, size_t len, bool chunked);
 
-/* Cuts w (longer than max_bytes) into chunks and lists in ch the rows its statement
- * writes: against the directory of the version it was computed from, when known, only
- * those that changed and deletions of those gone; else all of them (ch->whole). */
-bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, size_t max_bytes,
+/* Plans the write of w (longer than max_bytes). When w says what it changed
+ * (w->changed) since a version whose directory is known, and the head's flips with
+ * those changes stay within flip_bytes, the write is those flips alone (no chunk row).
+ * Otherwise cuts w into chunks and lists in ch the rows its statement writes: against
+ * the directory of the version it was computed from, when known, only those that
+ * changed and deletions of those gone; else all of them (ch->whole); the head's flips
+ * then become none. */
+bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, size_t max_bytes, size_t flip_bytes,
                        struct cas_chunks *ch) WUR;
 /* w committed as version, by transaction xid (ch: its plan). */
 void store_chunks_committed(struct store_chunks *sc, const struct store_write *w, int64_t version, uint32_t xid,
@@ -49,11 +57,13 @@ void store_chunks_committed(struct store_chunks *sc, const struct store_write *w
 void store_chunks_forget(struct store_chunks *sc, const uint8_t *key, size_t len);
 
 /* The value of a chunked key loaded as version by xid, from row's array columns
- * bits_col (the chunks' bits by lo) and meta_col (lo, hi, cardinality, checksum of each):
- * checked against the head's checksum and chunk by chunk, joined and encoded once, in a
- * new blob. NULL when a chunk is corrupt (logged, naming it) or memory ran out. */
+ * bits_col (the chunks' bits by lo) and meta_col (lo, hi, cardinality, checksum of each)
+ * and the head's flips in column bits_col + 2: checked against the head's checksum and
+ * chunk by chunk, joined, flipped, checked against the head's cardinality and encoded
+ * once, in a new blob. NULL when a chunk or the flips are corrupt (logged, naming them)
+ * or memory ran out. */
 struct cache_blob *store_chunks_join(struct store_chunks *sc, const PGresult *res, int row, int bits_col,
                                      int meta_col, const uint8_t *key, size_t keylen, int64_t version,
-                                     uint32_t xid, uint32_t head_crc) WUR;
+                                     uint32_t xid, uint32_t head_crc, int64_t cardinality) WUR;
 
 #endif

@@ -9,6 +9,18 @@
 -- all its chunks: their containers in key order, with one header, runs kept (cookie
 -- 12347 when a container is a run). It checks that every container lies inside its
 -- chunk's range and that chunks do not overlap, and raises 22P03 otherwise.
+--
+-- A chunked bitmap's head row may also carry flips (migration 0010): the members in
+-- which the bitmap differs from its chunks. bitmapd.value() applies them: each
+-- container they touch is rebuilt (an array up to 4096 members, else a bitset).
+
+-- A bitset container's 8192 bytes holding the values vals (0 .. 65535, distinct).
+CREATE OR REPLACE FUNCTION bitmapd._bitset(vals integer[]) RETURNS bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT string_agg(set_byte('\x00'::bytea, 0, coalesce(b.x, 0)), ''::bytea ORDER BY i.i)
+        FROM generate_series(0, 8191) AS i(i)
+        LEFT JOIN (SELECT v >> 3 AS i, sum(1 << (v & 7))::integer AS x FROM unnest(vals) AS v GROUP BY 1) b
+               ON b.i = i.i $$;
 
 CREATE OR REPLACE FUNCTION bitmapd._assemble(k bytea) RETURNS bytea
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
@@ -25,6 +37,7 @@ DECLARE
     runs boolean;
     head_size bigint;
     out bytea;
+    fl bytea;
 BEGIN
     SELECT array_agg(x.key ORDER BY ch.lo, x.idx), array_agg(x.cardinality ORDER BY ch.lo, x.idx),
            array_agg(x.kind ORDER BY ch.lo, x.idx),
@@ -40,6 +53,33 @@ BEGIN
      WHERE prev_hi > lo;
     IF coalesce(outside, overlap) IS NOT NULL THEN
         PERFORM bitmapd._malformed(coalesce(outside, overlap));
+    END IF;
+    SELECT b.flips INTO fl FROM bitmapd.bitmaps b WHERE b.key = k;
+    IF fl IS NOT NULL THEN
+        -- the containers the flips touch, rebuilt: a value is a member when it is in
+        -- the chunk or in the flips, not both
+        WITH f AS (SELECT m >> 16 AS key, (m & 65535)::integer AS v FROM bitmapd.members(fl) AS m),
+             cur AS (SELECT * FROM unnest(ks, cards, kinds, payloads) AS t(key, card, kind, payload)),
+             after AS (SELECT x.key, x.v FROM (SELECT c.key, (m & 65535)::integer AS v
+                                               FROM cur c
+                                              CROSS JOIN LATERAL bitmapd._container_members(c.payload, 0, c.kind,
+                                                                                             c.card, 0) AS m
+                                              WHERE c.key IN (SELECT key FROM f)
+                                             UNION ALL
+                                             SELECT key, v FROM f) x
+                      GROUP BY x.key, x.v HAVING count(*) % 2 = 1),
+             rebuilt AS (SELECT key, count(*)::integer AS card,
+                                CASE WHEN count(*) <= 4096 THEN 'a' ELSE 'b' END AS kind,
+                                CASE WHEN count(*) <= 4096 THEN string_agg(bitmapd._le16(v), ''::bytea ORDER BY v)
+                                     ELSE bitmapd._bitset(array_agg(v)) END AS payload
+                           FROM after GROUP BY key),
+             merged AS (SELECT * FROM cur WHERE key NOT IN (SELECT key FROM f)
+                        UNION ALL
+                        SELECT * FROM rebuilt)
+        SELECT array_agg(key ORDER BY key), array_agg(card ORDER BY key), array_agg(kind ORDER BY key),
+               array_agg(payload ORDER BY key)
+          INTO ks, cards, kinds, payloads
+          FROM merged;
     END IF;
     n := coalesce(array_length(ks, 1), 0);
     runs := coalesce('r' = ANY (kinds), false);
@@ -74,18 +114,22 @@ AS $$ SELECT CASE WHEN octet_length(bits) = 0 THEN bitmapd._assemble(k) ELSE bit
 COMMENT ON FUNCTION bitmapd.value(bytea, bytea) IS
   'The whole bitmap of a row of bitmapd.bitmaps (key, bits): bits itself, or for a chunked bitmap (empty bits) its chunks as one Roaring portable serialization';
 
--- Bytes a bitmap takes in its encoding(s): the row's bits, or the sum of its chunks.
+-- Bytes a bitmap takes in its encoding(s): the row's bits, or the sum of its chunks and
+-- its head's flips.
 CREATE OR REPLACE FUNCTION bitmapd.value_bytes(k bytea, bits bytea) RETURNS bigint
 LANGUAGE sql STABLE PARALLEL SAFE
 AS $$ SELECT CASE WHEN octet_length(bits) = 0
                   THEN (SELECT coalesce(sum(octet_length(c.bits)), 0) FROM bitmapd.chunks c WHERE c.key = k)
+                       + coalesce((SELECT octet_length(b.flips) FROM bitmapd.bitmaps b WHERE b.key = k), 0)
                   ELSE octet_length(bits) END $$;
 
 -- The part of a bitmap that holds its highest member: bits itself, or its last chunk
 -- (chunks keep members at their absolute values), for bitmapd.max_member without
--- reading a big bitmap whole.
+-- reading a big bitmap whole; with flips in its head (they may add or remove the
+-- highest member), the whole value.
 CREATE OR REPLACE FUNCTION bitmapd.value_tail(k bytea, bits bytea) RETURNS bytea
 LANGUAGE sql STABLE PARALLEL SAFE
-AS $$ SELECT CASE WHEN octet_length(bits) = 0
-                  THEN (SELECT c.bits FROM bitmapd.chunks c WHERE c.key = k ORDER BY c.lo DESC LIMIT 1)
-                  ELSE bits END $$;
+AS $$ SELECT CASE WHEN octet_length(bits) > 0 THEN bits
+                  WHEN EXISTS (SELECT 1 FROM bitmapd.bitmaps b WHERE b.key = k AND b.flips IS NOT NULL)
+                  THEN bitmapd._assemble(k)
+                  ELSE (SELECT c.bits FROM bitmapd.chunks c WHERE c.key = k ORDER BY c.lo DESC LIMIT 1) END $$;

@@ -23,16 +23,17 @@ uint64_t chunk_hash(const uint8_t *bits, size_t len)
     return h ^ (h >> 31);
 }
 
-uint32_t chunks_head_crc(const struct chunk_part *parts, size_t n)
+uint32_t chunks_head_crc(const struct chunk_part *parts, size_t n, const uint8_t *flips, size_t flen)
 {
-    uint8_t *buf = malloc(12 * (n ? n : 1));
+    uint8_t *buf = malloc(12 * n + flen + 1);
     if (!buf) return 0; /* never a match: the caller sees a corrupt or unwritable key */
     for (size_t i = 0; i < n; i++) {
         uint32_t v[3] = {parts[i].lo, parts[i].hi, parts[i].checksum};
         for (int j = 0; j < 3; j++)
             for (int b = 0; b < 4; b++) buf[12 * i + 4 * j + b] = (uint8_t)(v[j] >> (8 * b));
     }
-    uint32_t crc = codec_crc32c(buf, 12 * n);
+    if (flen) memcpy(buf + 12 * n, flips, flen);
+    uint32_t crc = codec_crc32c(buf, 12 * n + flen);
     free(buf);
     return crc;
 }
@@ -253,6 +254,8 @@ struct chunk_dir {
     uint32_t xid;
     size_t n;
     struct chunk_part *parts;
+    uint8_t *flips; /* the head's flips (NULL: none) */
+    size_t flen;
     size_t keylen;
     uint8_t key[];
 };
@@ -274,6 +277,7 @@ struct chunk_dirs *chunk_dirs_new(size_t max)
 static void dir_free(struct chunk_dir *e)
 {
     free(e->parts);
+    free(e->flips);
     free(e);
 }
 
@@ -313,16 +317,19 @@ void chunk_dirs_drop(struct chunk_dirs *d, const uint8_t *key, size_t len)
 }
 
 bool chunk_dirs_put(struct chunk_dirs *d, const uint8_t *key, size_t len, int64_t version, uint32_t xid,
-                    const struct chunk_part *parts, size_t n)
+                    const struct chunk_part *parts, size_t n, const uint8_t *flips, size_t flen)
 {
     chunk_dirs_drop(d, key, len);
     if (d->count >= d->max) dirs_clear(d);
     if (d->max == 0) return true;
-    struct chunk_dir *e = malloc(sizeof(*e) + len);
-    if (!e || !(e->parts = malloc((n ? n : 1) * sizeof(*parts)))) {
+    struct chunk_dir *e = calloc(1, sizeof(*e) + len);
+    if (!e || !(e->parts = malloc((n ? n : 1) * sizeof(*parts))) || (flen && !(e->flips = malloc(flen)))) {
+        if (e) free(e->parts);
         free(e);
         return false;
     }
+    if (flen) memcpy(e->flips, flips, flen);
+    e->flen = flen;
     e->version = version;
     e->xid = xid;
     e->n = n;
@@ -340,11 +347,14 @@ bool chunk_dirs_put(struct chunk_dirs *d, const uint8_t *key, size_t len, int64_
 }
 
 const struct chunk_part *chunk_dirs_get(const struct chunk_dirs *d, const uint8_t *key, size_t len,
-                                        int64_t version, uint32_t *xid, size_t *n)
+                                        int64_t version, uint32_t *xid, size_t *n, const uint8_t **flips,
+                                        size_t *flen)
 {
     struct chunk_dir *e = *dir_slot((struct chunk_dirs *)d, key, len);
     if (!e || e->version != version) return NULL;
     *xid = e->xid;
     *n = e->n;
+    *flips = e->flips;
+    *flen = e->flen;
     return e->parts;
 }

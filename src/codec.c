@@ -767,12 +767,101 @@ static bool run_optimize_keys(roaring_bitmap_t *bm, uint32_t lo, uint32_t hi)
     return true;
 }
 
+/* Where container k's payload starts in a portable value whose containers start at
+ * body (from the offsets, or walking to it when there are none). */
+static bool container_pos(const uint8_t *buf, size_t len, const struct header *h, size_t body, uint32_t k,
+                          size_t *pos)
+{
+    size_t size;
+    if (h->offsets) {
+        *pos = le32(h->offsets + 4 * (size_t)k);
+        return *pos <= len;
+    }
+    *pos = body;
+    for (uint32_t i = 0; i < k; i++) {
+        if (!payload_at(buf, len, h, i, *pos, &size)) return false;
+        *pos += size;
+    }
+    return true;
+}
+
+/* The bitset container of bm at index i (NULL if it is another kind). */
+static const bitset_container_t *bitset_at(const roaring_array_t *ra, int32_t i)
+{
+    const void *c = ra->containers[i];
+    uint8_t type = ra->typecodes[i];
+    if (type == SHARED_CONTAINER_TYPE_CODE) {
+        type = ((const shared_container_t *)c)->typecode;
+        c = ((const shared_container_t *)c)->container;
+    }
+    return type == BITSET_CONTAINER_TYPE_CODE ? c : NULL;
+}
+
+/* codec_encode_patch for a portable old value: when bm has the same containers and
+ * every one of keys lo .. hi is a bitset in both (the bytes of a big, dense-ish value
+ * written a few bits at a time), old's bytes with those containers' cardinalities and
+ * bitsets rewritten. */
+static bool patch_portable(const roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard,
+                           uint32_t lo, uint32_t hi, uint8_t **out, size_t *outlen)
+{
+    char err[8];
+    struct reader r = {old, oldlen, 0, err, sizeof(err)};
+    struct header h;
+    const roaring_array_t *ra = &bm->high_low_container;
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    return false;
+#endif
+    if (dense_size(bm) < roaring_bitmap_portable_size_in_bytes(bm) ||
+        roaring_bitmap_portable_size_in_bytes(bm) != oldlen || !read_header(&r, &h) || h.count != (uint32_t)ra->size)
+        return false;
+    for (int32_t i = 0; i < ra->size; i++) {
+        if (key_of(&h, (uint32_t)i) != ra->keys[i]) return false;
+        if (ra->keys[i] >= lo && ra->keys[i] <= hi &&
+            (!bitset_at(ra, i) || is_run(&h, (uint32_t)i) || card_of(&h, (uint32_t)i) <= FMT_MAX_ARRAY_CARD))
+            return false;
+    }
+    uint8_t *buf = malloc(oldlen);
+    if (!buf) return false;
+    memcpy(buf, old, oldlen);
+    uint64_t was = 0, now = 0;
+    for (int32_t i = 0; i < ra->size; i++) {
+        if (ra->keys[i] < lo || ra->keys[i] > hi) continue;
+        size_t pos;
+        const bitset_container_t *bc = bitset_at(ra, i);
+        uint32_t card = (uint32_t)bc->cardinality;
+        if (!container_pos(old, oldlen, &h, r.pos, (uint32_t)i, &pos) || pos > oldlen ||
+            oldlen - pos < FMT_BITSET_BYTES || card <= FMT_MAX_ARRAY_CARD) {
+            free(buf);
+            return false;
+        }
+        was += card_of(&h, (uint32_t)i);
+        memcpy(buf + pos, bc->array, FMT_BITSET_BYTES); /* little endian: the words are the bytes */
+        uint64_t pop = popcount_bytes(buf + pos, FMT_BITSET_BYTES);
+        now += pop;
+        if (pop != card) {
+            free(buf);
+            return false;
+        }
+        uint8_t *kc = buf + (h.keycards - old) + 4 * (size_t)i + 2;
+        kc[0] = (uint8_t)(card - 1);
+        kc[1] = (uint8_t)((card - 1) >> 8);
+    }
+    if (oldcard < was || oldcard - was + now != roaring_bitmap_get_cardinality(bm)) {
+        free(buf);
+        return false;
+    }
+    *out = buf;
+    *outlen = oldlen;
+    return true;
+}
+
 bool codec_encode_patch(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard, uint32_t lo,
                         uint32_t hi, uint8_t **out, size_t *outlen)
 {
     *out = NULL;
     *outlen = 0;
     if (lo > hi || hi > UINT16_MAX || !run_optimize_keys(bm, lo, hi) || roaring_bitmap_is_empty(bm)) return false;
+    if (oldlen >= 1 && old[0] != DENSE_TAG) return patch_portable(bm, old, oldlen, oldcard, lo, hi, out, outlen);
     size_t dense = dense_size(bm);
     uint32_t base8 = roaring_bitmap_minimum(bm) / 8;
     size_t head = 1 + varint_len(base8);
@@ -810,6 +899,69 @@ bool codec_encode_patch(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen,
     *out = buf;
     *outlen = dense;
     return true;
+}
+
+/* Adds to out the members base + 8 j + b where a[j] and b[j] differ (j < n): eight
+ * bytes at a time, most of which are equal. */
+static void add_differences(roaring_bitmap_t *out, const uint8_t *a, const uint8_t *b, size_t n, uint32_t base)
+{
+    uint32_t vals[256];
+    size_t nv = 0, j = 0;
+    for (; j < n; j += 8) {
+        uint64_t wa = 0, wb = 0;
+        size_t m = n - j < 8 ? n - j : 8;
+        memcpy(&wa, a + j, m);
+        memcpy(&wb, b + j, m);
+        uint64_t x = wa ^ wb; /* little endian: bit i of x is bit i % 8 of byte j + i / 8 */
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+        x = __builtin_bswap64(x);
+#endif
+        while (x) {
+            vals[nv++] = base + 8 * (uint32_t)j + (uint32_t)__builtin_ctzll(x);
+            x &= x - 1;
+        }
+        if (nv > 192) { /* room for the next word's 64 */
+            roaring_bitmap_add_many(out, nv, vals);
+            nv = 0;
+        }
+    }
+    if (nv) roaring_bitmap_add_many(out, nv, vals);
+}
+
+roaring_bitmap_t *codec_patch_changes(const uint8_t *old, const uint8_t *now, size_t len, uint32_t lo, uint32_t hi)
+{
+    char err[8];
+    struct reader r = {old, len, 0, err, sizeof(err)};
+    roaring_bitmap_t *out = NULL;
+    if (lo > hi || hi > UINT16_MAX || len < 2) return NULL;
+    if (old[0] == DENSE_TAG) {
+        struct dense d;
+        if (!read_dense(&r, &d)) return NULL;
+        size_t head = len - d.nraw;
+        if (now[0] != DENSE_TAG || memcmp(old, now, head) != 0) return NULL; /* not the same base */
+        int64_t from = ((int64_t)lo << 13) - (int64_t)(d.base / 8), to = ((int64_t)(hi + 1) << 13) - (int64_t)(d.base / 8);
+        if (from < 0) from = 0;
+        if (to > (int64_t)d.nraw) to = (int64_t)d.nraw;
+        if (!(out = roaring_bitmap_create())) return NULL;
+        if (from < to) add_differences(out, old + head + from, now + head + from, (size_t)(to - from), d.base + 8 * (uint32_t)from);
+        return out;
+    }
+    /* portable, as patch_portable writes it: the same containers, those of keys lo .. hi bitsets */
+    struct header h;
+    if (!read_header(&r, &h) || now[0] != old[0] || !(out = roaring_bitmap_create())) return NULL;
+    for (uint32_t k = 0; k < h.count; k++) {
+        uint32_t key = key_of(&h, k);
+        size_t pos;
+        if (key < lo || key > hi) continue;
+        if (is_run(&h, k) || card_of(&h, k) <= FMT_MAX_ARRAY_CARD || le16(now + (h.keycards - old) + 4 * (size_t)k) != key ||
+            le16(now + (h.keycards - old) + 4 * (size_t)k + 2) + 1 <= FMT_MAX_ARRAY_CARD ||
+            !container_pos(old, len, &h, r.pos, k, &pos) || pos > len || len - pos < FMT_BITSET_BYTES) {
+            roaring_bitmap_free(out);
+            return NULL;
+        }
+        add_differences(out, old + pos, now + pos, FMT_BITSET_BYTES, key << 16);
+    }
+    return out;
 }
 
 bool codec_encode_roaring(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)

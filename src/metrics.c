@@ -135,6 +135,11 @@ static void render_store(struct evbuffer *out, const struct app *app)
     counter(out, "bitmapd_write_kept_copies_total",
             "Writes of a big key that took the decoded copy kept by the commit of its cached bits instead of decoding them.",
             metrics.write_kept_copies);
+    counter(out, "bitmapd_write_flips_total",
+            "Writes of a chunked key committed as the flips in its head row alone, with no chunk row written.",
+            metrics.write_flips);
+    counter(out, "bitmapd_write_chunk_rows_total", "Chunk rows written or deleted by committed writes.",
+            metrics.write_chunk_rows);
     counter(out, "bitmapd_corrupt_rows_total", "Stored rows that failed validation when read (each time read).",
             metrics.corrupt_rows);
 

@@ -107,10 +107,10 @@ static bool relayout_key(PGconn *pg, const uint8_t *key, int keylen, long *done,
     PQclear(r);
     {
         char crc[24];
-        snprintf(crc, sizeof(crc), "%lu", (unsigned long)chunks_head_crc(cut.parts, cut.n));
+        snprintf(crc, sizeof(crc), "%lu", (unsigned long)chunks_head_crc(cut.parts, cut.n, NULL, 0));
         const char *v[2] = {(const char *)key, crc};
         int l[2] = {keylen, 0}, f[2] = {1, 0};
-        if (!(r = exec_params(pg, "UPDATE bitmapd.bitmaps SET bits = ''::bytea, checksum = $2::int8 WHERE key = $1",
+        if (!(r = exec_params(pg, "UPDATE bitmapd.bitmaps SET bits = ''::bytea, flips = NULL, checksum = $2::int8 WHERE key = $1",
                               2, v, l, f, PGRES_COMMAND_OK, "head")))
             goto out;
     }

@@ -83,8 +83,8 @@ static enum store_status status_of(const struct db_result *r)
  * the planner from turning it into a join that reads every partition of a
  * partitioned table; docs/scaling.md has the figures). A chunked key (empty bits,
  * chunks.h) brings its chunks in columns 7 (their bits, by lo) and 8 (lo, hi,
- * cardinality, checksum of each, flat), read in the same snapshot; for other keys
- * those subqueries do not run. */
+ * cardinality, checksum of each, flat), read in the same snapshot, and its head's
+ * flips in column 9; for other keys those subqueries do not run. */
 #define LOAD_SENT "(b.version <> k.ver OR b.xmin::text::int8 <> k.xid)"
 static const char SQL_LOAD[] =
     "SELECT k.ord, b.version, CASE WHEN " LOAD_SENT " THEN b.bits END,"
@@ -95,15 +95,16 @@ static const char SQL_LOAD[] =
     "            THEN (SELECT array_agg(u.x ORDER BY c.lo, u.o) FROM bitmapd.chunks c"
     "                   CROSS JOIN LATERAL unnest(ARRAY[c.lo::int8, c.hi::int8, c.cardinality, c.checksum])"
     "                                      WITH ORDINALITY AS u(x, o)"
-    "                  WHERE c.key = k.key) END"
+    "                  WHERE c.key = k.key) END,"
+    "       CASE WHEN octet_length(b.bits) = 0 AND " LOAD_SENT " THEN b.flips END"
     "  FROM unnest($1::bytea[], $2::int8[], $3::int8[]) WITH ORDINALITY AS k(key, ver, xid, ord)"
-    "  CROSS JOIN LATERAL (SELECT x.version, x.bits, x.cardinality, x.checksum, x.nbytes, x.xmin"
+    "  CROSS JOIN LATERAL (SELECT x.version, x.bits, x.cardinality, x.checksum, x.nbytes, x.xmin, x.flips"
     "                        FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1) b"
     /* a write-behind log with rows: only its holder may trust the rows (ord 0; column
      * 1 says whether anyone holds the lease) */
     " UNION ALL"
     " SELECT 0, pg_try_advisory_xact_lock_shared(" WLOG_LEASE_LOCK ")::int4::int8, NULL, NULL, NULL, NULL, NULL,"
-    "        NULL, NULL"
+    "        NULL, NULL, NULL"
     "  WHERE EXISTS (SELECT 1 FROM bitmapd.wlog)";
 
 struct load_ctx {
@@ -243,7 +244,8 @@ static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size
         size_t len;
         const uint8_t *key = sent_key(ctx, pos, &len);
         store_chunks_seen(st->chunks, key, len, true);
-        struct cache_blob *blob = store_chunks_join(st->chunks, res, i, 7, 8, key, len, v.version, v.xid, v.checksum);
+        struct cache_blob *blob = store_chunks_join(st->chunks, res, i, 7, 8, key, len, v.version, v.xid, v.checksum,
+                                                     v.cardinality);
         if (!blob) return; /* empty bits: the reader reports the row corrupt */
         cache_blob_unref(ctx->held[k].blob);
         ctx->held[k].blob = blob; /* freed with ctx */
@@ -559,7 +561,7 @@ fail:
     "          WHERE coalesce(cur.version, -1) <> v.ver)," \
     " upd AS (UPDATE bitmapd.bitmaps b" \
     "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes," \
-    "                version = b.version + v.inc, updated_at = now()" \
+    "                version = b.version + v.inc, updated_at = now(), flips = v.flips" \
     "           FROM v" \
     "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL" \
     "            AND v.grp NOT IN (SELECT grp FROM bad)" \
@@ -598,8 +600,9 @@ fail:
 
 static const char SQL_CAS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
-    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int4[], $16::int8[])"
-    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, whole, dirxid)),"
+    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int4[], $16::int8[],"
+    "                                $17::bytea[])"
+    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, whole, dirxid, flips)),"
     SQL_CAS_HEADS ","
     " done AS (SELECT v.key, v.whole, octet_length(v.bits) = 0 AS chunked"
     "            FROM v LEFT JOIN cur ON cur.key = v.key"
@@ -623,7 +626,7 @@ static const char SQL_CAS[] =
  * instead of leaving its chunk rows behind, and the store sends those keys' writes
  * through SQL_CAS from then on. */
 static const char SQL_CAS_ROWS[] =
-    "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
+    "WITH v AS (SELECT *, NULL::bytea AS flips FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
     "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[])"
     "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc)),"
     SQL_CAS_HEADS
@@ -657,7 +660,7 @@ static const char SQL_CAS_ONE[] =
 static const char SQL_CAS_ONE_CHUNKED[] =
     "WITH h AS (UPDATE bitmapd.bitmaps b"
     "              SET cardinality = ($4::int8[])[1], checksum = ($5::int8[])[1], nbytes = ($7::int8[])[1],"
-    "                  version = b.version + ($8::int8[])[1], updated_at = now()"
+    "                  version = b.version + ($8::int8[])[1], updated_at = now(), flips = ($17::bytea[])[1]"
     "            WHERE b.key = ($1::bytea[])[1] AND b.version = ($2::int8[])[1] AND octet_length(b.bits) = 0"
     "              AND b.xmin::text::int8 = ($16::int8[])[1] AND ($9::int4[])[1] = 0"
     "              AND octet_length(($3::bytea[])[1]) = 0"
@@ -792,6 +795,8 @@ static void cas_call_cache(struct store *st, const struct cas_call *c, enum stor
             cache_put(st->cache, w->key, w->keylen, &v, mark);
             cache_note_write(st->cache, w->key, w->keylen, v.version, xid);
             store_chunks_committed(st->chunks, w, v.version, xid, &c->ch[i]);
+            metrics.write_flips += c->ch[i].flips_only;
+            metrics.write_chunk_rows += c->ch[i].nrows;
         } else {
             cache_drop(st->cache, w->key, w->keylen);
             store_chunks_forget(st->chunks, w->key, w->keylen); /* a conflict may be a stale directory */
@@ -1087,7 +1092,7 @@ static bool cas_send(struct store *st)
     uint64_t *set = NULL;
     const struct store_write **who = NULL;
     struct pgarr keys, vers, bits, cards, crcs, grps, lens, incs, wholes, dirxids;
-    struct pgarr ckeys, clos, chis, cbits, ccards, ccrcs;
+    struct pgarr ckeys, clos, chis, cbits, ccards, ccrcs, flips;
     size_t nchunks = 0;
     bool any_delete = false;
     struct db_job *job = NULL;
@@ -1177,6 +1182,7 @@ static bool cas_send(struct store *st)
     /* the chunk parameters of SQL_CAS; a SQL_CAS_ROWS batch has no chunked write */
     pa_begin(&wholes, OID_INT4, b->rows_only ? 0 : nkeys, false);
     pa_begin(&dirxids, OID_INT8, b->rows_only ? 0 : nkeys, false);
+    pa_begin(&flips, OID_BYTEA, b->rows_only ? 0 : nkeys, true);
     pa_begin(&ckeys, OID_BYTEA, nchunks, false);
     pa_begin(&clos, OID_INT4, nchunks, false);
     pa_begin(&chis, OID_INT4, nchunks, false);
@@ -1193,6 +1199,7 @@ static bool cas_send(struct store *st)
             if (!b->rows_only) {
                 pa_int4(&wholes, ch->whole);
                 pa_int8(&dirxids, ch->chunked ? ch->dir_xid : -1);
+                pa_elem(&flips, ch->flips, ch->flen); /* NULL: the head has none */
             }
             for (size_t j = 0; j < ch->nrows; j++) {
                 const struct chunk_part *cp = &ch->rows[j];
@@ -1212,11 +1219,13 @@ static bool cas_send(struct store *st)
     for (c = b->calls; c; c = c->next) ncalls++;
     sent_link(&st->cas_sent, &b->sent); /* before the query, so that store_free finds it whatever follows */
     if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom || incs.oom ||
-          wholes.oom || ckeys.oom || clos.oom || chis.oom || cbits.oom || ccards.oom || ccrcs.oom || dirxids.oom)) {
-        struct db_param p[16] = {pa_param(&keys),  pa_param(&vers),   pa_param(&bits),  pa_param(&cards),
-                                 pa_param(&crcs),  pa_param(&grps),   pa_param(&lens),  pa_param(&incs),
+          wholes.oom || ckeys.oom || clos.oom || chis.oom || cbits.oom || ccards.oom || ccrcs.oom || dirxids.oom ||
+          flips.oom)) {
+        struct db_param p[17] = {pa_param(&keys),   pa_param(&vers),  pa_param(&bits),  pa_param(&cards),
+                                 pa_param(&crcs),   pa_param(&grps),  pa_param(&lens),  pa_param(&incs),
                                  pa_param(&wholes), pa_param(&ckeys), pa_param(&clos),  pa_param(&chis),
-                                 pa_param(&cbits), pa_param(&ccards), pa_param(&ccrcs), pa_param(&dirxids)};
+                                 pa_param(&cbits),  pa_param(&ccards), pa_param(&ccrcs), pa_param(&dirxids),
+                                 pa_param(&flips)};
         /* one existing row written: the short statements */
         const struct store_write *w0 = &b->calls->w[0];
         const struct cas_chunks *ch0 = &b->calls->ch[0];
@@ -1224,13 +1233,14 @@ static bool cas_send(struct store *st)
         if (one && b->rows_only)
             job = db_query_prepared(st->db, STMT_CAS_ONE, SQL_CAS_ONE, 8, p, cas_batch_done, b);
         else if (one && ch0->chunked && !ch0->whole && ch0->dir_xid >= 0)
-            job = db_query_prepared(st->db, STMT_CAS_ONE_CHUNKED, SQL_CAS_ONE_CHUNKED, 16, p, cas_batch_done, b);
+            job = db_query_prepared(st->db, STMT_CAS_ONE_CHUNKED, SQL_CAS_ONE_CHUNKED, 17, p, cas_batch_done, b);
         else if (b->rows_only)
             job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 8, p, cas_batch_done, b);
         else
-            job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 16, p, cas_batch_done, b);
+            job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 17, p, cas_batch_done, b);
     }
     free(dirxids.buf);
+    free(flips.buf);
     free(wholes.buf);
     free(ckeys.buf);
     free(clos.buf);
@@ -1330,7 +1340,8 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
             c->blobs[i]->checked = true; /* codec_encode validated it */
             c->w[i].bits = c->blobs[i]->data;
             if (w[i].len > (size_t)st->cfg->pg_chunk_bytes &&
-                !store_chunks_plan(st->chunks, &c->w[i], (size_t)st->cfg->pg_chunk_bytes, &c->ch[i]))
+                !store_chunks_plan(st->chunks, &c->w[i], (size_t)st->cfg->pg_chunk_bytes,
+                                   (size_t)st->cfg->pg_flip_bytes, &c->ch[i]))
                 goto oom;
         }
         c->chunks |= c->ch[i].chunked || store_chunks_known(st->chunks, w[i].key, w[i].keylen);

@@ -45,6 +45,8 @@ void cas_chunks_free(struct cas_chunks *ch)
     chunks_cut_free(&ch->cut);
     free(ch->rows);
     ch->rows = NULL;
+    free(ch->flips);
+    ch->flips = NULL;
 }
 
 /* ---- keys seen chunked ------------------------------------------------------------ */
@@ -86,24 +88,81 @@ void store_chunks_seen(struct store_chunks *sc, const uint8_t *key, size_t len, 
 
 /* ---- writes ------------------------------------------------------------------------ */
 
-bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, size_t max_bytes,
+/* The write of w as flips alone: the old flips with w's changes, when they stay within
+ * flip_bytes. 1: planned; 0: too many flips (the chunks are written); -1: no memory. */
+static int plan_flips(const struct store_write *w, const struct chunk_part *old, size_t nold, uint32_t xid,
+                      const uint8_t *oflips, size_t oflen, size_t flip_bytes, struct cas_chunks *ch)
+{
+    roaring_bitmap_t *f = oflen ? codec_decode(oflips, oflen, NULL, 0) : roaring_bitmap_create();
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    if (!f) return -1; /* the directory's copy of flips this instance wrote or checked */
+    roaring_bitmap_xor_inplace(f, (const roaring_bitmap_t *)w->changed);
+    int r = roaring_bitmap_is_empty(f)                ? 1  /* none: the chunks are the value again */
+            : codec_encoded_size(f) > flip_bytes      ? 0
+            : codec_encode(f, &buf, &len)             ? 1
+                                                      : -1;
+    roaring_bitmap_free(f);
+    if (r < 1) return r;
+    if (!(ch->cut.parts = malloc((nold ? nold : 1) * sizeof(*ch->cut.parts)))) {
+        free(buf);
+        return -1;
+    }
+    memcpy(ch->cut.parts, old, nold * sizeof(*old));
+    ch->cut.n = nold;
+    ch->flips = buf;
+    ch->flen = len;
+    ch->flips_only = true;
+    ch->chunked = true;
+    ch->head_crc = chunks_head_crc(old, nold, buf, len);
+    ch->dir_xid = (int64_t)xid;
+    return 1;
+}
+
+/* The container keys of the old flips, added to tlo .. thi: the chunks a write that
+ * ends them must write again. False when they cannot be read (no memory). */
+static bool flips_range(const uint8_t *oflips, size_t oflen, uint32_t *tlo, uint32_t *thi)
+{
+    if (!oflen) return true;
+    roaring_bitmap_t *f = codec_decode(oflips, oflen, NULL, 0);
+    if (!f) return false;
+    if (!roaring_bitmap_is_empty(f)) {
+        uint32_t lo = roaring_bitmap_minimum(f) >> 16, hi = roaring_bitmap_maximum(f) >> 16;
+        if (lo < *tlo) *tlo = lo;
+        if (hi > *thi) *thi = hi;
+    }
+    roaring_bitmap_free(f);
+    return true;
+}
+
+bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, size_t max_bytes, size_t flip_bytes,
                        struct cas_chunks *ch)
 {
     char why[128];
     roaring_bitmap_t *bm = w->bm ? w->bm : codec_decode(w->bits, w->len, why, sizeof(why));
     const struct chunk_part *old = NULL;
-    size_t nold = 0, i = 0, j = 0;
+    const uint8_t *oflips = NULL;
+    size_t nold = 0, oflen = 0, i = 0, j = 0;
 
     if (!bm) return false; /* the writer's own encoding: it validated it */
-    uint32_t xid = 0;
-    if (!w->absent) old = chunk_dirs_get(sc->dirs, w->key, w->keylen, w->version, &xid, &nold);
+    uint32_t xid = 0, tlo = w->tlo, thi = w->thi;
+    if (!w->absent) old = chunk_dirs_get(sc->dirs, w->key, w->keylen, w->version, &xid, &nold, &oflips, &oflen);
+    if (old && bm == w->bm && w->narrow && w->changed && flip_bytes) {
+        int r = plan_flips(w, old, nold, xid, oflips, oflen, flip_bytes, ch);
+        if (r) return r > 0;
+    }
+    /* the chunks differ from their rows where this write or the old flips changed them */
+    if (old && !flips_range(oflips, oflen, &tlo, &thi)) {
+        if (bm != w->bm) roaring_bitmap_free(bm);
+        return false;
+    }
     bool ok = bm != w->bm   ? chunks_cut(bm, max_bytes, &ch->cut)
-              : w->narrow ? chunks_cut_since(bm, max_bytes, old, nold, w->tlo, w->thi, &ch->cut)
+              : w->narrow ? chunks_cut_since(bm, max_bytes, old, nold, tlo, thi, &ch->cut)
                           : chunks_cut_optimized(bm, max_bytes, &ch->cut);
     if (bm != w->bm) roaring_bitmap_free(bm);
     if (!ok || !(ch->rows = malloc((ch->cut.n + 1) * sizeof(*ch->rows)))) return false;
     ch->chunked = true;
-    ch->head_crc = chunks_head_crc(ch->cut.parts, ch->cut.n);
+    ch->head_crc = chunks_head_crc(ch->cut.parts, ch->cut.n, NULL, 0);
     ch->dir_xid = old ? (int64_t)xid : -1;
     if (!old) {
         ch->whole = true;
@@ -136,7 +195,8 @@ void store_chunks_committed(struct store_chunks *sc, const struct store_write *w
                             const struct cas_chunks *ch)
 {
     store_chunks_seen(sc, w->key, w->keylen, ch->chunked);
-    if (!ch->chunked || !chunk_dirs_put(sc->dirs, w->key, w->keylen, version, xid, ch->cut.parts, ch->cut.n))
+    if (!ch->chunked ||
+        !chunk_dirs_put(sc->dirs, w->key, w->keylen, version, xid, ch->cut.parts, ch->cut.n, ch->flips, ch->flen))
         chunk_dirs_drop(sc->dirs, w->key, w->keylen);
 }
 
@@ -149,7 +209,7 @@ void store_chunks_forget(struct store_chunks *sc, const uint8_t *key, size_t len
 
 struct cache_blob *store_chunks_join(struct store_chunks *sc, const PGresult *res, int i, int bits_col,
                                      int meta_col, const uint8_t *key, size_t keylen, int64_t version,
-                                     uint32_t xid, uint32_t head_crc)
+                                     uint32_t xid, uint32_t head_crc, int64_t cardinality)
 {
     size_t max = pgbin_array_len(res, i, bits_col), n = 0;
     if (max > CHUNK_KEYS) max = CHUNK_KEYS; /* a longer array is refused below */
@@ -186,15 +246,35 @@ struct cache_blob *store_chunks_join(struct store_chunks *sc, const PGresult *re
                                        .bits = bp[j], .len = bl[j]};
         parts[j].hash = chunk_hash(parts[j].bits, parts[j].len);
     }
-    if (chunks_head_crc(parts, n) != head_crc) {
-        snprintf(why, sizeof(why), "its %zu chunk rows are not the ones its head row names (checksum)", n);
+    /* the head's flips (chunks.h): the members in which the value differs from its chunks */
+    const uint8_t *flips = PQgetisnull(res, i, bits_col + 2) ? NULL : (const uint8_t *)PQgetvalue(res, i, bits_col + 2);
+    size_t flen = flips ? (size_t)PQgetlength(res, i, bits_col + 2) : 0;
+    if (chunks_head_crc(parts, n, flips, flen) != head_crc) {
+        snprintf(why, sizeof(why), "its %zu chunk rows%s are not the ones its head row names (checksum)", n,
+                 flips ? " and flips" : "");
         goto done;
     }
     if (!(bm = chunks_join(parts, n, why, sizeof(why)))) goto done;
+    if (flips) {
+        char fwhy[120];
+        roaring_bitmap_t *f = codec_decode(flips, flen, fwhy, sizeof(fwhy));
+        if (!f) {
+            snprintf(why, sizeof(why), "its head row's flips are malformed: %s", fwhy);
+            goto done;
+        }
+        roaring_bitmap_xor_inplace(bm, f);
+        roaring_bitmap_free(f);
+    }
+    if ((int64_t)roaring_bitmap_get_cardinality(bm) != cardinality) {
+        snprintf(why, sizeof(why), "its chunks%s hold %llu members, its head row says %lld", flips ? " and flips" : "",
+                 (unsigned long long)roaring_bitmap_get_cardinality(bm), (long long)cardinality);
+        goto done;
+    }
     if (!codec_encode(bm, &buf, &len)) goto done;
     if ((blob = cache_blob_new(buf, len)) != NULL) {
         blob->checked = true; /* codec_encode validated it */
-        if (!chunk_dirs_put(sc->dirs, key, keylen, version, xid, parts, n)) chunk_dirs_drop(sc->dirs, key, keylen);
+        if (!chunk_dirs_put(sc->dirs, key, keylen, version, xid, parts, n, flips, flen))
+            chunk_dirs_drop(sc->dirs, key, keylen);
     }
 done:
     if (!blob) {

@@ -436,10 +436,17 @@ static void train_apply(struct wp_train *t, struct wp_member *m)
     }
 }
 
+static void changes_free(roaring_bitmap_t **changes, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (changes[i]) roaring_bitmap_free(changes[i]);
+}
+
 static void train_load_done(enum store_status st, const char *err, const struct store_row *rows, void *arg)
 {
     struct wp_train *t = arg;
     struct store_write w[TRAIN_MAX_SLOTS];
+    roaring_bitmap_t *changes[TRAIN_MAX_SLOTS] = {0};
     size_t nw = 0, pos = 0;
     bool send = false;
 
@@ -479,11 +486,15 @@ static void train_load_done(enum store_status st, const char *err, const struct 
                     codec_encode_patch(s->k.bm, s->base, s->base_len, (uint64_t)s->base_card, s->tlo, s->thi,
                                        &s->encoded, &len);
         if (!x->narrow && !codec_encode(s->k.bm, &s->encoded, &len)) {
+            changes_free(changes, nw);
             train_cas_done(STORE_ERROR, "could not encode a bitmap", NULL, t);
             return;
         }
         x->tlo = s->tlo;
         x->thi = s->thi;
+        /* a chunked value's head may record just what changed (store_chunks_plan) */
+        if (x->narrow && len > (size_t)t->cfg->pg_chunk_bytes && t->cfg->pg_flip_bytes > 0)
+            x->changed = changes[nw - 1] = codec_patch_changes(s->base, s->encoded, len, s->tlo, s->thi);
         x->bits = s->encoded;
         x->len = len;
         x->bm = s->k.bm;
@@ -494,7 +505,9 @@ static void train_load_done(enum store_status st, const char *err, const struct 
         x->inc = s->version - s->k.version;
     }
     t->sent_units = t->live;
-    if (!(t->job = store_cas(t->st, w, nw, 1, train_cas_done, t))) train_cas_done(STORE_ERROR, "out of memory", NULL, t);
+    t->job = store_cas(t->st, w, nw, 1, train_cas_done, t); /* which plans the chunks at once */
+    changes_free(changes, nw);
+    if (!t->job) train_cas_done(STORE_ERROR, "out of memory", NULL, t);
 }
 
 /* Runs (or runs again) the train: one load of the keys its members use. */

@@ -127,7 +127,7 @@ static void test_deterministic_and_local(void **state)
         assert_int_equal(ca.parts[i].len, cb.parts[i].len);
         assert_memory_equal(ca.parts[i].bits, cb.parts[i].bits, ca.parts[i].len);
     }
-    assert_int_equal(chunks_head_crc(ca.parts, ca.n), chunks_head_crc(cb.parts, cb.n));
+    assert_int_equal(chunks_head_crc(ca.parts, ca.n, NULL, 0), chunks_head_crc(cb.parts, cb.n, NULL, 0));
     /* flip one member */
     uint32_t v = 12345678;
     if (roaring_bitmap_contains(b, v)) roaring_bitmap_remove(b, v); else roaring_bitmap_add(b, v);
@@ -138,7 +138,11 @@ static void test_deterministic_and_local(void **state)
     for (size_t i = 0; i < ca.n; i++)
         changed += ca.parts[i].checksum != cb.parts[i].checksum || ca.parts[i].hash != cb.parts[i].hash;
     assert_int_equal(changed, 1);
-    assert_int_not_equal(chunks_head_crc(ca.parts, ca.n), chunks_head_crc(cb.parts, cb.n));
+    assert_int_not_equal(chunks_head_crc(ca.parts, ca.n, NULL, 0), chunks_head_crc(cb.parts, cb.n, NULL, 0));
+    /* the head's flips are part of it */
+    const uint8_t f1[2] = {1, 2}, f2[2] = {1, 3};
+    assert_int_not_equal(chunks_head_crc(ca.parts, ca.n, f1, 2), chunks_head_crc(ca.parts, ca.n, NULL, 0));
+    assert_int_not_equal(chunks_head_crc(ca.parts, ca.n, f1, 2), chunks_head_crc(ca.parts, ca.n, f2, 2));
     chunks_cut_free(&ca);
     chunks_cut_free(&cb);
     roaring_bitmap_free(a);
@@ -205,27 +209,38 @@ static void test_directories(void **state)
     struct chunk_dirs *d = chunk_dirs_new(3);
     struct chunk_part parts[2] = {{.lo = 0, .hi = 8, .checksum = 7}, {.lo = 8, .hi = 16, .checksum = 9}};
     uint32_t xid;
-    size_t n;
-    assert_true(chunk_dirs_put(d, (const uint8_t *)"k1", 2, 5, 100, parts, 2));
-    const struct chunk_part *got = chunk_dirs_get(d, (const uint8_t *)"k1", 2, 5, &xid, &n);
+    size_t n, flen;
+    const uint8_t *fl;
+    assert_true(chunk_dirs_put(d, (const uint8_t *)"k1", 2, 5, 100, parts, 2, NULL, 0));
+    const struct chunk_part *got = chunk_dirs_get(d, (const uint8_t *)"k1", 2, 5, &xid, &n, &fl, &flen);
     assert_non_null(got);
     assert_int_equal(n, 2);
     assert_int_equal(xid, 100);
+    assert_null(fl);
+    assert_int_equal(flen, 0);
     assert_int_equal(got[1].checksum, 9);
     assert_null(got[0].bits);
-    assert_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 6, &xid, &n)); /* another version */
-    assert_null(chunk_dirs_get(d, (const uint8_t *)"k2", 2, 5, &xid, &n));
-    assert_true(chunk_dirs_put(d, (const uint8_t *)"k1", 2, 6, 101, parts, 1)); /* replaces */
-    assert_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 5, &xid, &n));
-    assert_non_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 6, &xid, &n));
+    assert_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 6, &xid, &n, &fl, &flen)); /* another version */
+    assert_null(chunk_dirs_get(d, (const uint8_t *)"k2", 2, 5, &xid, &n, &fl, &flen));
+    assert_true(chunk_dirs_put(d, (const uint8_t *)"k1", 2, 6, 101, parts, 1, NULL, 0)); /* replaces */
+    assert_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 5, &xid, &n, &fl, &flen));
+    assert_non_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 6, &xid, &n, &fl, &flen));
     assert_int_equal(n, 1);
+    /* the head's flips are kept with the directory, as a copy */
+    uint8_t flips[3] = {1, 2, 3};
+    assert_true(chunk_dirs_put(d, (const uint8_t *)"k1", 2, 7, 102, parts, 1, flips, 3));
+    flips[0] = 9;
+    assert_non_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 7, &xid, &n, &fl, &flen));
+    assert_int_equal(flen, 3);
+    assert_int_equal(fl[0], 1);
+    assert_int_equal(fl[2], 3);
     chunk_dirs_drop(d, (const uint8_t *)"k1", 2);
-    assert_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 6, &xid, &n));
+    assert_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 6, &xid, &n, &fl, &flen));
     for (int i = 0; i < 10; i++) { /* past max: starts again empty, never more than max */
         char k[8];
         snprintf(k, sizeof(k), "x%d", i);
-        assert_true(chunk_dirs_put(d, (const uint8_t *)k, strlen(k), 1, 1, parts, 2));
-        assert_non_null(chunk_dirs_get(d, (const uint8_t *)k, strlen(k), 1, &xid, &n));
+        assert_true(chunk_dirs_put(d, (const uint8_t *)k, strlen(k), 1, 1, parts, 2, NULL, 0));
+        assert_non_null(chunk_dirs_get(d, (const uint8_t *)k, strlen(k), 1, &xid, &n, &fl, &flen));
     }
     chunk_dirs_free(d);
 }
@@ -243,10 +258,11 @@ static void test_cut_since(void **state)
         struct chunk_cut before, since, whole;
         assert_true(chunks_cut(bm, CHUNK_BYTES, &before));
         struct chunk_dirs *d = chunk_dirs_new(4);
-        assert_true(chunk_dirs_put(d, (const uint8_t *)"k", 1, 1, 1, before.parts, before.n));
+        assert_true(chunk_dirs_put(d, (const uint8_t *)"k", 1, 1, 1, before.parts, before.n, NULL, 0));
         uint32_t xid;
-        size_t nold;
-        const struct chunk_part *old = chunk_dirs_get(d, (const uint8_t *)"k", 1, 1, &xid, &nold);
+        size_t nold, flen;
+        const uint8_t *fl;
+        const struct chunk_part *old = chunk_dirs_get(d, (const uint8_t *)"k", 1, 1, &xid, &nold, &fl, &flen);
         assert_non_null(old);
         uint32_t tlo = rng32() % 40, thi = tlo + rng32() % 3, changes = 1 + rng32() % 3000;
         for (uint32_t i = 0; i < changes; i++) { /* some grow a container past a chunk's size */

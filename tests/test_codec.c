@@ -1470,6 +1470,16 @@ static void test_encode_patch_equals_encode(void **state)
             assert_int_equal(enclen, reflen);
             assert_memory_equal(enc, ref, reflen);
             assert_decodes_to(enc, enclen, copy);
+            /* what changed, read from the two encodings: exactly old XOR new */
+            roaring_bitmap_t *was = codec_decode(old, oldlen, NULL, 0), *changes;
+            assert_non_null(was);
+            roaring_bitmap_t *want = roaring_bitmap_xor(was, copy);
+            assert_non_null(changes = codec_patch_changes(old, enc, enclen, lo, hi));
+            assert_true(roaring_bitmap_equals(changes, want));
+            if (one_bit) assert_int_equal(roaring_bitmap_get_cardinality(changes), 1);
+            roaring_bitmap_free(changes);
+            roaring_bitmap_free(want);
+            roaring_bitmap_free(was);
         } else {
             assert_null(enc);
             assert_false(one_bit); /* a bit inside the value never moves its ends */
@@ -1484,6 +1494,64 @@ static void test_encode_patch_equals_encode(void **state)
     }
     assert_true(bit_writes > 10);
     assert_true(patched >= bit_writes);
+}
+
+/* A big value stored portable (a few full containers make the runs smaller than the
+ * dense bytes) with bitsets elsewhere: a write into its bitsets is patched in place,
+ * byte for byte codec_encode's, and its changes read back exactly; a write that turns
+ * a bitset into another kind, or touches a run, is not patched. */
+static void test_encode_patch_portable(void **state)
+{
+    (void)state;
+    rng_seed(9191);
+    int patched = 0;
+    for (int round = 0; round < 40; round++) {
+        uint32_t nkeys = 6 + rng_below(10);
+        roaring_bitmap_t *bm = half_set(nkeys);
+        roaring_bitmap_add_range_closed(bm, 3u << 16, (5u << 16) - 1); /* keys 3, 4: full runs */
+        uint8_t *old = NULL, *enc = NULL, *ref = NULL;
+        size_t oldlen, enclen, reflen;
+        assert_true(codec_encode(bm, &old, &oldlen));
+        assert_string_equal(codec_encoding_name(old, oldlen), "roaring");
+        uint64_t oldcard = roaring_bitmap_get_cardinality(bm);
+        uint32_t lo = 5 + rng_below(nkeys - 2), hi = lo + rng_below(2), kind = rng_below(4);
+        if (hi > 2 + nkeys) hi = 2 + nkeys;
+        for (uint32_t k = lo; k <= hi; k++)
+            for (int i = 0; i < 30; i++) { /* bits flipped in bitsets */
+                uint32_t v = (k << 16) + rng_below(65536);
+                if (roaring_bitmap_contains(bm, v)) roaring_bitmap_remove(bm, v); else roaring_bitmap_add(bm, v);
+            }
+        if (kind == 0) change_key(bm, lo);                                  /* maybe another kind */
+        if (kind == 1) { lo = 4; roaring_bitmap_remove(bm, (4u << 16) + 9); } /* inside a run */
+        roaring_bitmap_t *copy = roaring_bitmap_copy(bm);
+        assert_non_null(copy);
+        bool ok = codec_encode_patch(bm, old, oldlen, oldcard, lo, hi, &enc, &enclen);
+        assert_true(codec_encode(copy, &ref, &reflen));
+        if (kind >= 2) assert_true(ok); /* bitsets stay bitsets */
+        if (kind == 1) assert_false(ok);
+        if (ok) {
+            patched++;
+            assert_int_equal(enclen, reflen);
+            assert_memory_equal(enc, ref, reflen);
+            roaring_bitmap_t *was = codec_decode(old, oldlen, NULL, 0), *changes;
+            assert_non_null(was);
+            roaring_bitmap_t *want = roaring_bitmap_xor(was, copy);
+            assert_non_null(changes = codec_patch_changes(old, enc, enclen, lo, hi));
+            assert_true(roaring_bitmap_equals(changes, want));
+            roaring_bitmap_free(changes);
+            roaring_bitmap_free(want);
+            roaring_bitmap_free(was);
+        } else {
+            assert_null(enc);
+        }
+        assert_true(roaring_bitmap_equals(bm, copy));
+        free(old);
+        free(enc);
+        free(ref);
+        roaring_bitmap_free(copy);
+        roaring_bitmap_free(bm);
+    }
+    assert_true(patched >= 15);
 }
 
 /* A change outside the keys it is told about is caught by the cardinality check (the
@@ -1507,6 +1575,18 @@ static void test_encode_patch_refuses(void **state)
     enc = NULL;
     assert_false(codec_encode_patch(bm, old, oldlen - 1, card, 5, 5, &enc, &enclen)); /* wrong length */
     assert_false(codec_encode_patch(bm, old, oldlen, card, 6, 5, &enc, &enclen));     /* empty range */
+    /* changes are read only between dense encodings of one base */
+    assert_null(codec_patch_changes(old, old, oldlen, 6, 5));
+    uint8_t *moved = malloc(oldlen);
+    assert_non_null(moved);
+    memcpy(moved, old, oldlen);
+    moved[1] ^= 1; /* another base */
+    assert_null(codec_patch_changes(old, moved, oldlen, 5, 5));
+    free(moved);
+    roaring_bitmap_t *none = codec_patch_changes(old, old, oldlen, 0, 65535);
+    assert_non_null(none);
+    assert_true(roaring_bitmap_is_empty(none));
+    roaring_bitmap_free(none);
     roaring_bitmap_free(bm);
     free(old);
     /* sparse: portable, never patched */
@@ -1518,6 +1598,7 @@ static void test_encode_patch_refuses(void **state)
     roaring_bitmap_add(sparse, 5 * 100003u + 1);
     assert_false(codec_encode_patch(sparse, old, oldlen, card, 7, 7, &enc, &enclen));
     assert_null(enc);
+    assert_null(codec_patch_changes(old, old, oldlen, 7, 7));
     roaring_bitmap_free(sparse);
     free(old);
 }
@@ -1559,6 +1640,7 @@ int main(void)
         cmocka_unit_test(test_keep_from),
         cmocka_unit_test(test_encode_patch_equals_encode),
         cmocka_unit_test(test_encode_patch_refuses),
+        cmocka_unit_test(test_encode_patch_portable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

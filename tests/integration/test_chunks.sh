@@ -82,14 +82,17 @@ PY
 }
 getbits_equal "300 GETBITs of the cached chunked value answer its bits" "${P}big" "$T/big"
 
-# ---- one SETBIT: one chunk and the head, a few KiB of WAL -------------------------------
+# ---- one SETBIT: the head alone, its flips, a few hundred bytes of WAL --------------------
 before=$(chunk_xmins big)
+flips0=$(metric bitmapd_write_flips_total)
 off=1234567
 old=$(rcli GETBIT "${P}big" $off)
 check "SETBIT flips one bit and answers the old one" "$old" "$(rcli SETBIT "${P}big" $off $((1 - old)) 2>&1)"
 setbit_file "$T/big" $off $((1 - old))
 after=$(chunk_xmins big)
-check "a single-bit write rewrote exactly one chunk row" 1 "$(changed_rows "$before" "$after")"
+check "a single-bit write rewrote no chunk row" 0 "$(changed_rows "$before" "$after")"
+check "it is the one member of the head's flips (bitmapd_write_flips_total +1)" "$off|1" \
+  "$(sql "SELECT string_agg(m::text, ',') FROM bitmapd.members((SELECT flips FROM bitmapd.bitmaps WHERE key = $(kb big))) m")|$(($(metric bitmapd_write_flips_total) - flips0))"
 # The LSN is the cluster's (autovacuum, a checkpoint's first page images count too):
 # two rounds of 20, and the lower
 wal=""
@@ -105,8 +108,49 @@ for round in 0 1; do
   [[ -z $wal || $w -lt $wal ]] && wal=$w
 done
 echo "# WAL per single-bit SETBIT into the 300 KiB chunked value (the lower of two rounds of 20 writes): $wal bytes"
-check "WAL per single-bit write is at most 16 KiB (the whole value is 300 KiB)" yes "$([[ $wal -le 16384 ]] && echo yes || echo "no: $wal")"
+check "WAL per single-bit write is at most 2 KiB (the whole value is 300 KiB, a chunk row 8 KiB)" yes \
+  "$([[ $wal -le 2048 ]] && echo yes || echo "no: $wal")"
+check "the 40 SETBITs rewrote no chunk row either" 0 "$(changed_rows "$after" "$(chunk_xmins big)")"
 get_equals "GET after 41 SETBITs is the file with the same bits set" "${P}big" "$T/big"
+members_md5() { # NAME → md5 of the members of bitmapd.value(), as SQL sees them
+  sql "SELECT md5(coalesce(string_agg(m::text, ',' ORDER BY m), '')) FROM bitmapd.bitmaps b,
+              bitmapd.members(bitmapd.value(b.key, b.bits)) m WHERE b.key = $(kb "$1")"
+}
+file_md5() { # FILE → md5 of its set bits' offsets, Redis's numbering
+  python3 -c "import sys, hashlib; b = open(sys.argv[1], 'rb').read()
+print(hashlib.md5(','.join(str(8 * i + j) for i, x in enumerate(b) for j in range(8) if x & (0x80 >> j)).encode()).hexdigest())" "$1"
+}
+check "psql: bitmapd.value() applies the head's flips (every member, as the file has them)" "$(file_md5 "$T/big")" \
+  "$(members_md5 big)"
+check "psql: bitmapd.value_bytes() counts the chunks and the flips" yes \
+  "$(sql "SELECT CASE WHEN bitmapd.value_bytes(key, bits) = (SELECT sum(octet_length(bits)) FROM bitmapd.chunks c WHERE c.key = b.key) + octet_length(flips) THEN 'yes' ELSE 'no' END FROM bitmapd.bitmaps b WHERE key = $(kb big)")"
+check "psql: bitmapd.max_member(bitmapd.value_tail()) is the highest member with the flips" \
+  "$(sql "SELECT max(m) FROM bitmapd.members(bitmapd.value($(kb big), ''::bytea)) m")" \
+  "$(sql "SELECT bitmapd.max_member(bitmapd.value_tail(key, bits)) FROM bitmapd.bitmaps WHERE key = $(kb big)")"
+
+# ---- flips past [postgres] flip_bytes: the chunks they touch are rewritten --------------
+# 1,500 SETBITs all over the value, half of them changing a bit (2 bytes or more of
+# flips each): the head's flips cross 1,536 bytes at least once, and that write rewrites
+# the chunks holding them (and the head's flips start again from none).
+rows0=$(metric bitmapd_write_chunk_rows_total)
+python3 - "$T/big" "${P}big" >"$T/flipcmds" <<'PY'
+import sys
+path, key = sys.argv[1], sys.argv[2]
+b = bytearray(open(path, 'rb').read())
+for i in range(1, 1501):
+    o, v = (i * 40009 + 17) % 2457600, i % 2
+    print(f"SETBIT {key} {o} {v}")
+    mask = 0x80 >> (o % 8)
+    b[o // 8] = (b[o // 8] | mask) if v else (b[o // 8] & ~mask)
+open(path, 'wb').write(bytes(b))
+PY
+redis-cli -h 127.0.0.1 -p "$RPORT" <"$T/flipcmds" >/dev/null
+check "the writes past flip_bytes rewrote chunk rows (bitmapd_write_chunk_rows_total grew)" yes \
+  "$([[ $(($(metric bitmapd_write_chunk_rows_total) - rows0)) -gt 0 ]] && echo yes || echo no)"
+check "the head's flips stay within flip_bytes (1,536)" yes \
+  "$(sql "SELECT CASE WHEN coalesce(octet_length(flips), 0) <= 1536 THEN 'yes' ELSE octet_length(flips)::text END FROM bitmapd.bitmaps WHERE key = $(kb big)")"
+get_equals "GET after 1,500 more SETBITs is the file" "${P}big" "$T/big"
+check "psql: every member, chunks and flips together" "$(file_md5 "$T/big")" "$(members_md5 big)"
 
 # ---- a cold cache, and an instance that knows no chunks of the version ----------------
 stop_service
@@ -119,11 +163,14 @@ start_service || finish
 B_R=$RPORT
 RPORT=$B_R
 before=$(chunk_xmins big)
+# chunks hold one container each here (random bytes: bitsets): bit 99's is container 0
+flipkeys=$(sql "SELECT count(DISTINCT k) FROM (SELECT m >> 16 AS k FROM bitmapd.members(
+                  (SELECT flips FROM bitmapd.bitmaps WHERE key = $(kb big))) m UNION SELECT 0) s")
 old=$(rcli GETBIT "${P}big" 99)
 check "instance B: SETBIT answers the old bit" "$old" "$(rcli SETBIT "${P}big" 99 $((1 - old)) 2>&1)"
 setbit_file "$T/big" 99 $((1 - old))
-check "instance B rewrote only the changed chunk, though it sent them all" 1 \
-  "$(changed_rows "$before" "$(chunk_xmins big)")"
+check "instance B's write (no kept copy: the whole value) wrote the chunks of the head's flips and of its bit, and no flips" \
+  "$flipkeys|" "$(changed_rows "$before" "$(chunk_xmins big)")|$(sql "SELECT flips FROM bitmapd.bitmaps WHERE key = $(kb big)")"
 RPORT=$A_R
 get_equals "instance A sees instance B's write (its cache dropped the old copy)" "${P}big" "$T/big"
 
@@ -296,6 +343,18 @@ check "the log says its chunks are not the ones its head names" yes \
   "$(grep -q "chunked bitmap unreadable.*${P}y.*not the ones its head row names" "$BITMAPD_TEST_TMP"/bitmapd.*.log && echo yes || echo no)"
 sql "DELETE FROM bitmapd.chunks WHERE key = $(kb y); DELETE FROM bitmapd.bitmaps WHERE key = $(kb y)"
 sql "DELETE FROM bitmapd.chunks WHERE key = $(kb x); DELETE FROM bitmapd.bitmaps WHERE key = $(kb x)"
+# a head whose flips were changed by hand: its checksum no longer names them
+randbytes 100000 9 >"$T/fl"
+rcli -x SET "${P}fl" <"$T/fl" >/dev/null
+rcli SETBIT "${P}fl" 12345 "$((1 - $(rcli GETBIT "${P}fl" 12345)))" >/dev/null
+check "a few SETBITs leave flips in the head" t "$(sql "SELECT flips IS NOT NULL FROM bitmapd.bitmaps WHERE key = $(kb fl)")"
+sql "UPDATE bitmapd.bitmaps SET flips = '\\xb1000f' WHERE key = $(kb fl)"
+sleep 0.3
+check_match "GETBIT of a key whose flips were damaged: an error naming the key as corrupt" "corrupt.*${P}fl|${P}fl.*corrupt" \
+  "$(rcli GETBIT "${P}fl" 5 2>&1)"
+check "the log says its chunks and flips are not the ones its head names" yes \
+  "$(grep -q "chunked bitmap unreadable.*${P}fl.*chunk rows and flips are not the ones its head row names" "$BITMAPD_TEST_TMP"/bitmapd.*.log && echo yes || echo no)"
+sql "DELETE FROM bitmapd.chunks WHERE key = $(kb fl); DELETE FROM bitmapd.bitmaps WHERE key = $(kb fl)"
 
 # ---- bitmapd --migrate cuts big rows of the old layout, online, restartable ----------------
 # Old-layout rows are made by hand: the Roaring bytes of a chunked value become its bits
