@@ -75,8 +75,8 @@ bool codec_encode_patch(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen,
  * encodings of one length and base, or two portable ones with the same containers,
  * those of lo .. hi bitsets), or NULL (another shape, or out of memory). A chunked
  * key's write with a patched encoding stores just these (the head's flips, chunks.h). */
-roaring_bitmap_t *codec_patch_changes(const uint8_t *old, const uint8_t *now, size_t len, uint32_t lo,
-                                      uint32_t hi) WUR;
+roaring_bitmap_t *codec_patch_changes(const uint8_t *old, size_t oldlen, const uint8_t *now, size_t len,
+                                      uint32_t lo, uint32_t hi) WUR;
 
 /* As codec_encode, but always the portable serialization, for readers that only
  * know Roaring (other Roaring libraries, pg_roaringbitmap, exports). */
@@ -99,6 +99,8 @@ const char *codec_encoding_name(const uint8_t *buf, size_t len);
 
 /* CRC-32C (Castagnoli) of buf, as stored in the row's checksum column. */
 uint32_t codec_crc32c(const uint8_t *buf, size_t len);
+/* The CRC-32C of A followed by buf, given crc = the CRC-32C of A (0 for nothing). */
+uint32_t codec_crc32c_extend(uint32_t crc, const uint8_t *buf, size_t len);
 
 /* Removes every value < bound from bm without the buggy range functions of 0.2.66.
  * Returns a new bitmap (caller frees) or NULL on allocation failure; bm is untouched. */

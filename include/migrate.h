@@ -8,5 +8,7 @@
 #include "common.h"
 
 bool migrate_run(const char *dsn, const char *migrations_dir, const char *sql_dir) WUR;
+/* bitmapd --fold-flips (relayout_fold_flips). */
+bool migrate_fold_flips(const char *dsn) WUR;
 
 #endif

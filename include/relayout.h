@@ -8,5 +8,9 @@
 #include "common.h"
 
 bool relayout_run(PGconn *pg) WUR;
+/* `bitmapd --fold-flips`: writes every chunked key's flips (migration 0010) into its
+ * chunk rows, one key per transaction like relayout_run, value and version unchanged,
+ * so that a bitmapd older than flips can read every key again. */
+bool relayout_fold_flips(PGconn *pg) WUR;
 
 #endif

@@ -125,11 +125,34 @@ AS $$ SELECT CASE WHEN octet_length(bits) = 0
 
 -- The part of a bitmap that holds its highest member: bits itself, or its last chunk
 -- (chunks keep members at their absolute values), for bitmapd.max_member without
--- reading a big bitmap whole; with flips in its head (they may add or remove the
--- highest member), the whole value.
+-- reading a big bitmap whole. With flips in its head: the flips when their highest
+-- member is above the last chunk's (a member the flips add), the last chunk when its
+-- highest member is above theirs, and the whole value only when the two are the same
+-- member (the flips remove it).
+CREATE OR REPLACE FUNCTION bitmapd._tail_flipped(k bytea) RETURNS bytea
+LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+AS $$
+DECLARE
+    fl bytea;
+    tail bytea;
+    fmax bigint;
+    cmax bigint;
+BEGIN
+    SELECT b.flips INTO fl FROM bitmapd.bitmaps b WHERE b.key = k;
+    SELECT c.bits INTO tail FROM bitmapd.chunks c WHERE c.key = k ORDER BY c.lo DESC LIMIT 1;
+    IF fl IS NULL THEN
+        RETURN tail;
+    END IF;
+    fmax := bitmapd.max_member(fl);
+    cmax := bitmapd.max_member(tail);
+    IF cmax IS NULL OR fmax > cmax THEN
+        RETURN fl;
+    ELSIF fmax < cmax THEN
+        RETURN tail;
+    END IF;
+    RETURN bitmapd._assemble(k);
+END $$;
+
 CREATE OR REPLACE FUNCTION bitmapd.value_tail(k bytea, bits bytea) RETURNS bytea
 LANGUAGE sql STABLE PARALLEL SAFE
-AS $$ SELECT CASE WHEN octet_length(bits) > 0 THEN bits
-                  WHEN EXISTS (SELECT 1 FROM bitmapd.bitmaps b WHERE b.key = k AND b.flips IS NOT NULL)
-                  THEN bitmapd._assemble(k)
-                  ELSE (SELECT c.bits FROM bitmapd.chunks c WHERE c.key = k ORDER BY c.lo DESC LIMIT 1) END $$;
+AS $$ SELECT CASE WHEN octet_length(bits) = 0 THEN bitmapd._tail_flipped(k) ELSE bits END $$;

@@ -25,17 +25,15 @@ uint64_t chunk_hash(const uint8_t *bits, size_t len)
 
 uint32_t chunks_head_crc(const struct chunk_part *parts, size_t n, const uint8_t *flips, size_t flen)
 {
-    uint8_t *buf = malloc(12 * n + flen + 1);
-    if (!buf) return 0; /* never a match: the caller sees a corrupt or unwritable key */
+    uint32_t crc = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t v[3] = {parts[i].lo, parts[i].hi, parts[i].checksum};
+        uint8_t t[12];
         for (int j = 0; j < 3; j++)
-            for (int b = 0; b < 4; b++) buf[12 * i + 4 * j + b] = (uint8_t)(v[j] >> (8 * b));
+            for (int b = 0; b < 4; b++) t[4 * j + b] = (uint8_t)(v[j] >> (8 * b));
+        crc = codec_crc32c_extend(crc, t, sizeof(t));
     }
-    if (flen) memcpy(buf + 12 * n, flips, flen);
-    uint32_t crc = codec_crc32c(buf, 12 * n + flen);
-    free(buf);
-    return crc;
+    return flen ? codec_crc32c_extend(crc, flips, flen) : crc;
 }
 
 /* Serialized payload bytes of container i of ra (portable format). */

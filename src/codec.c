@@ -928,12 +928,13 @@ static void add_differences(roaring_bitmap_t *out, const uint8_t *a, const uint8
     if (nv) roaring_bitmap_add_many(out, nv, vals);
 }
 
-roaring_bitmap_t *codec_patch_changes(const uint8_t *old, const uint8_t *now, size_t len, uint32_t lo, uint32_t hi)
+roaring_bitmap_t *codec_patch_changes(const uint8_t *old, size_t oldlen, const uint8_t *now, size_t len, uint32_t lo,
+                                      uint32_t hi)
 {
     char err[8];
     struct reader r = {old, len, 0, err, sizeof(err)};
     roaring_bitmap_t *out = NULL;
-    if (lo > hi || hi > UINT16_MAX || len < 2) return NULL;
+    if (lo > hi || hi > UINT16_MAX || len < 2 || oldlen != len) return NULL;
     if (old[0] == DENSE_TAG) {
         struct dense d;
         if (!read_dense(&r, &d)) return NULL;
@@ -1019,9 +1020,8 @@ static const uint32_t crc32c_table[256] = {
     0xbe2da0a5, 0x4c4623a6, 0x5f16d052, 0xad7d5351,
 };
 
-static uint32_t crc32c_sw(const uint8_t *buf, size_t len)
+static uint32_t crc32c_sw(uint32_t crc, const uint8_t *buf, size_t len)
 {
-    uint32_t crc = 0xFFFFFFFFu;
     for (size_t i = 0; i < len; i++)
         crc = crc32c_table[(crc ^ buf[i]) & 0xFF] ^ (crc >> 8);
     return crc ^ 0xFFFFFFFFu;
@@ -1031,9 +1031,9 @@ static uint32_t crc32c_sw(const uint8_t *buf, size_t len)
 #include <nmmintrin.h>
 /* SSE4.2's crc32 instruction computes this same CRC-32C, 8 bytes at a time: every
  * load re-checks the checksum of the whole row, so this matters for big bitmaps. */
-__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(const uint8_t *buf, size_t len)
+__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t start, const uint8_t *buf, size_t len)
 {
-    uint64_t crc = 0xFFFFFFFFu;
+    uint64_t crc = start;
     for (; len >= 8; buf += 8, len -= 8) {
         uint64_t v;
         memcpy(&v, buf, 8);
@@ -1045,15 +1045,17 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_hw(const uint8_t *buf, 
 }
 #endif
 
-uint32_t codec_crc32c(const uint8_t *buf, size_t len)
+uint32_t codec_crc32c_extend(uint32_t crc, const uint8_t *buf, size_t len)
 {
 #if defined(__x86_64__)
     static int hw = -1;
     if (hw < 0) hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
-    if (hw) return crc32c_hw(buf, len);
+    if (hw) return crc32c_hw(crc ^ 0xFFFFFFFFu, buf, len);
 #endif
-    return crc32c_sw(buf, len);
+    return crc32c_sw(crc ^ 0xFFFFFFFFu, buf, len);
 }
+
+uint32_t codec_crc32c(const uint8_t *buf, size_t len) { return codec_crc32c_extend(0, buf, len); }
 
 /* Built only from iterators and add_many because the range functions of 0.2.66
  * (add_range, remove_range, flip) corrupt run containers. */

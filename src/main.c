@@ -27,6 +27,8 @@ static void usage(FILE *out)
             "modes:\n"
             "  (none)       serve HTTP (needs [postgres] dsn or BITMAPD_DSN)\n"
             "  --migrate    apply migrations and sql/ to the database, then exit\n"
+            "  --fold-flips write the flips of every chunked bitmap into its chunk rows (before\n"
+            "               running a bitmapd older than migration 0010), then exit\n"
             "  --print-dsn  print the configured DSN (empty when none), then exit\n"
             "  --routes     print the HTTP routes, then exit\n"
             "  import --from redis://HOST[:PORT] [--match PATTERN] [--dry-run] [--password PW]\n"
@@ -200,11 +202,12 @@ done:
 
 int main(int argc, char **argv)
 {
-    enum { OPT_SET = 256, OPT_MIGRATE, OPT_PRINT_DSN, OPT_ROUTES, MODE_IMPORT };
+    enum { OPT_SET = 256, OPT_MIGRATE, OPT_FOLD_FLIPS, OPT_PRINT_DSN, OPT_ROUTES, MODE_IMPORT };
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'},   {"set", required_argument, NULL, OPT_SET},
         {"migrate", no_argument, NULL, OPT_MIGRATE}, {"print-dsn", no_argument, NULL, OPT_PRINT_DSN},
         {"routes", no_argument, NULL, OPT_ROUTES},   {"help", no_argument, NULL, 'h'},
+        {"fold-flips", no_argument, NULL, OPT_FOLD_FLIPS},
         {NULL, 0, NULL, 0}};
     struct config cfg;
     const char *path = "service.ini";
@@ -218,7 +221,7 @@ int main(int argc, char **argv)
         switch (opt) {
         case 'c': path = optarg; path_given = true; break;
         case OPT_SET: sets[nsets++] = optarg; break;
-        case OPT_MIGRATE: case OPT_PRINT_DSN: case OPT_ROUTES: mode = opt; break;
+        case OPT_MIGRATE: case OPT_FOLD_FLIPS: case OPT_PRINT_DSN: case OPT_ROUTES: mode = opt; break;
         case 'h': usage(stdout); free(sets); return 0;
         default: usage(stderr); free(sets); return 2;
         }
@@ -261,11 +264,14 @@ int main(int argc, char **argv)
         rc = rimport_main(&cfg, argc - optind, argv + optind);
         break;
     case OPT_MIGRATE:
+    case OPT_FOLD_FLIPS:
         if (!*cfg.pg_dsn) {
             fprintf(stderr, "bitmapd: no database configured ([postgres] dsn or BITMAPD_DSN)\n");
             rc = 2;
-        } else {
+        } else if (mode == OPT_MIGRATE) {
             rc = migrate_run(cfg.pg_dsn, cfg.migrations_dir, cfg.sql_dir) ? 0 : 1;
+        } else {
+            rc = migrate_fold_flips(cfg.pg_dsn) ? 0 : 1;
         }
         break;
     default:

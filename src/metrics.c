@@ -138,7 +138,9 @@ static void render_store(struct evbuffer *out, const struct app *app)
     counter(out, "bitmapd_write_flips_total",
             "Writes of a chunked key committed as the flips in its head row alone, with no chunk row written.",
             metrics.write_flips);
-    counter(out, "bitmapd_write_chunk_rows_total", "Chunk rows written or deleted by committed writes.",
+    counter(out, "bitmapd_write_chunk_rows_total",
+            "Chunk rows sent to be written or deleted by committed writes (a write of a whole value sends every "
+            "chunk; the unchanged ones are left unwritten).",
             metrics.write_chunk_rows);
     counter(out, "bitmapd_corrupt_rows_total", "Stored rows that failed validation when read (each time read).",
             metrics.corrupt_rows);

@@ -130,6 +130,18 @@ static bool apply_dir(PGconn *pg, const char *dir, bool is_migration)
     return ok;
 }
 
+bool migrate_fold_flips(const char *dsn)
+{
+    PGconn *pg = PQconnectdb(dsn);
+    bool ok = PQstatus(pg) == CONNECTION_OK;
+    if (!ok)
+        log_error("msg=\"cannot connect\" error=\"%s\"", PQerrorMessage(pg));
+    else
+        ok = relayout_fold_flips(pg);
+    PQfinish(pg);
+    return ok;
+}
+
 bool migrate_run(const char *dsn, const char *migrations_dir, const char *sql_dir)
 {
     PGconn *pg = PQconnectdb(dsn);

@@ -18,6 +18,7 @@
 #include "codec.h"
 #include "db.h"
 #include "log.h"
+#include "store_chunks.h"
 
 #define BATCH 100
 #define STR_(x) #x
@@ -42,6 +43,44 @@ static bool exec_simple(PGconn *pg, const char *sql)
     if (!ok) log_error("msg=\"relayout step failed\" step=\"%s\" error=\"%s\"", sql, PQresultErrorMessage(r));
     PQclear(r);
     return ok;
+}
+
+/* Writes key as cut into chunk rows, in the caller's transaction (its head row locked):
+ * every other chunk row of the key goes, and the head gets empty bits, no flips and
+ * the checksum naming the new chunks. */
+static bool write_cut(PGconn *pg, const uint8_t *key, int keylen, const struct chunk_cut *cut)
+{
+    const char *kv[1] = {(const char *)key};
+    int kl[1] = {keylen}, kf[1] = {1};
+    PGresult *r;
+    if (!(r = exec_params(pg, "DELETE FROM bitmapd.chunks WHERE key = $1", 1, kv, kl, kf, PGRES_COMMAND_OK,
+                          "delete stray chunks")))
+        return false;
+    for (size_t i = 0; i < cut->n; i++) {
+        const struct chunk_part *cp = &cut->parts[i];
+        uint32_t lo = htonl(cp->lo), hi = htonl(cp->hi);
+        char card[24], crc[24];
+        snprintf(card, sizeof(card), "%lld", (long long)cp->cardinality);
+        snprintf(crc, sizeof(crc), "%lu", (unsigned long)cp->checksum);
+        const char *v[6] = {(const char *)key, (const char *)&lo, (const char *)&hi, (const char *)cp->bits, card, crc};
+        int l[6] = {keylen, 4, 4, (int)cp->len, 0, 0}, f[6] = {1, 1, 1, 1, 0, 0};
+        PQclear(r);
+        if (!(r = exec_params(pg,
+                              "INSERT INTO bitmapd.chunks (key, lo, hi, bits, cardinality, checksum)"
+                              " VALUES ($1, $2::int4, $3::int4, $4, $5::int8, $6::int8)",
+                              6, v, l, f, PGRES_COMMAND_OK, "insert chunk")))
+            return false;
+    }
+    PQclear(r);
+    char crc[24];
+    snprintf(crc, sizeof(crc), "%lu", (unsigned long)chunks_head_crc(cut->parts, cut->n, NULL, 0));
+    const char *v[2] = {(const char *)key, crc};
+    int l[2] = {keylen, 0}, f[2] = {1, 0};
+    if (!(r = exec_params(pg, "UPDATE bitmapd.bitmaps SET bits = ''::bytea, flips = NULL, checksum = $2::int8 WHERE key = $1",
+                          2, v, l, f, PGRES_COMMAND_OK, "head")))
+        return false;
+    PQclear(r);
+    return true;
 }
 
 /* Cuts one key into chunks, in its own transaction. *done counts keys converted,
@@ -86,34 +125,8 @@ static bool relayout_key(PGconn *pg, const uint8_t *key, int keylen, long *done,
         goto out;
     }
     PQclear(r);
-    if (!(r = exec_params(pg, "DELETE FROM bitmapd.chunks WHERE key = $1", 1, kv, kl, kf, PGRES_COMMAND_OK,
-                          "delete stray chunks")))
-        goto out;
-    for (size_t i = 0; i < cut.n; i++) {
-        const struct chunk_part *cp = &cut.parts[i];
-        uint32_t lo = htonl(cp->lo), hi = htonl(cp->hi);
-        char card[24], crc[24];
-        snprintf(card, sizeof(card), "%lld", (long long)cp->cardinality);
-        snprintf(crc, sizeof(crc), "%lu", (unsigned long)cp->checksum);
-        const char *v[6] = {(const char *)key, (const char *)&lo, (const char *)&hi, (const char *)cp->bits, card, crc};
-        int l[6] = {keylen, 4, 4, (int)cp->len, 0, 0}, f[6] = {1, 1, 1, 1, 0, 0};
-        PQclear(r);
-        if (!(r = exec_params(pg,
-                              "INSERT INTO bitmapd.chunks (key, lo, hi, bits, cardinality, checksum)"
-                              " VALUES ($1, $2::int4, $3::int4, $4, $5::int8, $6::int8)",
-                              6, v, l, f, PGRES_COMMAND_OK, "insert chunk")))
-            goto out;
-    }
-    PQclear(r);
-    {
-        char crc[24];
-        snprintf(crc, sizeof(crc), "%lu", (unsigned long)chunks_head_crc(cut.parts, cut.n, NULL, 0));
-        const char *v[2] = {(const char *)key, crc};
-        int l[2] = {keylen, 0}, f[2] = {1, 0};
-        if (!(r = exec_params(pg, "UPDATE bitmapd.bitmaps SET bits = ''::bytea, flips = NULL, checksum = $2::int8 WHERE key = $1",
-                              2, v, l, f, PGRES_COMMAND_OK, "head")))
-            goto out;
-    }
+    r = NULL;
+    if (!write_cut(pg, key, keylen, &cut)) goto out;
     ok = true;
     (*done)++;
 out:
@@ -123,27 +136,27 @@ out:
     return exec_simple(pg, ok ? "COMMIT" : "ROLLBACK") && ok;
 }
 
-bool relayout_run(PGconn *pg)
+typedef bool (*key_fn)(PGconn *pg, void *arg, const uint8_t *key, int keylen, long *done, long *skipped);
+
+/* Calls each for every key that find ($1: the last key done; in key order, BATCH at a
+ * time) names. */
+static bool each_key(PGconn *pg, const char *find, key_fn each, void *arg, long *done, long *skipped)
 {
     uint8_t *after = calloc(1, 1);
     int afterlen = 0;
-    long done = 0, skipped = 0;
     bool ok = after != NULL;
 
     while (ok) {
         const char *v[1] = {(const char *)after};
         int l[1] = {afterlen}, f[1] = {1};
-        PGresult *r = exec_params(pg,
-                                  "SELECT key FROM bitmapd.bitmaps WHERE key > $1 AND octet_length(bits) > "
-                                  STR(CHUNK_BYTES) " ORDER BY key LIMIT " STR(BATCH),
-                                  1, v, l, f, PGRES_TUPLES_OK, "find");
+        PGresult *r = exec_params(pg, find, 1, v, l, f, PGRES_TUPLES_OK, "find");
         if (!r) {
             ok = false;
             break;
         }
         int n = PQntuples(r);
         for (int i = 0; ok && i < n; i++)
-            ok = relayout_key(pg, (const uint8_t *)PQgetvalue(r, i, 0), PQgetlength(r, i, 0), &done, &skipped);
+            ok = each(pg, arg, (const uint8_t *)PQgetvalue(r, i, 0), PQgetlength(r, i, 0), done, skipped);
         if (ok && n > 0) {
             uint8_t *last = realloc(after, (size_t)PQgetlength(r, n - 1, 0) + 1);
             if (!last) {
@@ -158,6 +171,92 @@ bool relayout_run(PGconn *pg)
         if (n < BATCH) break;
     }
     free(after);
+    return ok;
+}
+
+static bool relayout_each(PGconn *pg, void *arg, const uint8_t *key, int keylen, long *done, long *skipped)
+{
+    (void)arg;
+    return relayout_key(pg, key, keylen, done, skipped);
+}
+
+bool relayout_run(PGconn *pg)
+{
+    long done = 0, skipped = 0;
+    bool ok = each_key(pg,
+                       "SELECT key FROM bitmapd.bitmaps WHERE key > $1 AND octet_length(bits) > " STR(CHUNK_BYTES)
+                       " ORDER BY key LIMIT " STR(BATCH),
+                       relayout_each, NULL, &done, &skipped);
     if (ok && (done || skipped)) log_info("msg=\"big bitmaps cut into chunks\" keys=%ld corrupt_left=%ld", done, skipped);
+    return ok;
+}
+
+/* Writes one chunked key's flips into its chunks, in its own transaction: its chunks
+ * and flips read with its head row locked, checked and joined as the service loads
+ * them (store_chunks_join), cut again and written whole. */
+static bool fold_key(PGconn *pg, void *arg, const uint8_t *key, int keylen, long *done, long *skipped)
+{
+    struct store_chunks *sc = arg;
+    const char *kv[1] = {(const char *)key};
+    int kl[1] = {keylen}, kf[1] = {1};
+    PGresult *r = NULL;
+    struct cache_blob *blob = NULL;
+    roaring_bitmap_t *bm = NULL;
+    struct chunk_cut cut = {0};
+    char why[160] = "";
+    bool ok = false;
+
+    if (!exec_simple(pg, "BEGIN")) return false;
+    /* the columns as SQL_LOAD gives them to store_chunks_join: chunk bits (3), their
+     * lo, hi, cardinality and checksum (4), the head's flips (5) */
+    if (!(r = exec_params(pg,
+                          "SELECT b.cardinality, b.checksum, b.version,"
+                          "       (SELECT array_agg(c.bits ORDER BY c.lo) FROM bitmapd.chunks c WHERE c.key = b.key),"
+                          "       (SELECT array_agg(u.x ORDER BY c.lo, u.o) FROM bitmapd.chunks c"
+                          "         CROSS JOIN LATERAL unnest(ARRAY[c.lo::int8, c.hi::int8, c.cardinality, c.checksum])"
+                          "                            WITH ORDINALITY AS u(x, o)"
+                          "         WHERE c.key = b.key),"
+                          "       b.flips"
+                          "  FROM (SELECT * FROM bitmapd.bitmaps WHERE key = $1 FOR UPDATE) b"
+                          " WHERE octet_length(b.bits) = 0 AND b.flips IS NOT NULL",
+                          1, kv, kl, kf, PGRES_TUPLES_OK, "lock")))
+        goto out;
+    if (PQntuples(r) != 1) { /* gone, or folded meanwhile */
+        ok = true;
+        goto out;
+    }
+    if (!(blob = store_chunks_join(sc, r, 0, 3, 4, key, (size_t)keylen, db_value_int8(r, 0, 2), 0,
+                                   (uint32_t)db_value_int8(r, 0, 1), db_value_int8(r, 0, 0)))) {
+        (*skipped)++; /* logged, naming the key: the service reports it on use */
+        ok = true;
+        goto out;
+    }
+    if (!(bm = codec_decode(blob->data, blob->len, why, sizeof(why))) || !chunks_cut(bm, CHUNK_BYTES, &cut)) {
+        log_error("msg=\"fold flips: could not cut\" reason=\"%s\"", why[0] ? why : "out of memory");
+        goto out;
+    }
+    PQclear(r);
+    r = NULL;
+    if (!write_cut(pg, key, keylen, &cut)) goto out;
+    ok = true;
+    (*done)++;
+out:
+    PQclear(r);
+    if (bm) roaring_bitmap_free(bm);
+    cache_blob_unref(blob);
+    chunks_cut_free(&cut);
+    return exec_simple(pg, ok ? "COMMIT" : "ROLLBACK") && ok;
+}
+
+bool relayout_fold_flips(PGconn *pg)
+{
+    long done = 0, skipped = 0;
+    struct store_chunks *sc = store_chunks_new();
+    bool ok = sc && each_key(pg,
+                             "SELECT key FROM bitmapd.bitmaps WHERE key > $1 AND octet_length(bits) = 0"
+                             " AND flips IS NOT NULL ORDER BY key LIMIT " STR(BATCH),
+                             fold_key, sc, &done, &skipped);
+    store_chunks_free(sc);
+    if (ok) log_info("msg=\"flips written into chunks\" keys=%ld corrupt_left=%ld", done, skipped);
     return ok;
 }

@@ -655,8 +655,10 @@ static const char SQL_CAS_ONE[] =
 
 /* The same for one chunked row whose chunk directory is known (a hot big key): the
  * head is updated at its version and at the transaction that wrote the directory (the
- * check SQL_CAS makes by aborting), and only then are the changed chunks written and
- * the vanished ones deleted. A head that does not match writes nothing: a conflict. */
+ * check SQL_CAS makes by aborting), with its new flips ($17: NULL once the chunks are
+ * written whole), and only then are the changed chunks written and the vanished ones
+ * deleted (none when the write is the flips alone). A head that does not match writes
+ * nothing: a conflict. */
 static const char SQL_CAS_ONE_CHUNKED[] =
     "WITH h AS (UPDATE bitmapd.bitmaps b"
     "              SET cardinality = ($4::int8[])[1], checksum = ($5::int8[])[1], nbytes = ($7::int8[])[1],"
@@ -1343,6 +1345,8 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
                 !store_chunks_plan(st->chunks, &c->w[i], (size_t)st->cfg->pg_chunk_bytes,
                                    (size_t)st->cfg->pg_flip_bytes, &c->ch[i]))
                 goto oom;
+            c->w[i].bm = NULL; /* the writer's, valid during this call only */
+            c->w[i].changed = NULL;
         }
         c->chunks |= c->ch[i].chunked || store_chunks_known(st->chunks, w[i].key, w[i].keylen);
     }

@@ -88,6 +88,8 @@ void store_chunks_seen(struct store_chunks *sc, const uint8_t *key, size_t len, 
 
 /* ---- writes ------------------------------------------------------------------------ */
 
+#define FLIPS_ROOM 1900 /* a head row's key and flips, bytes */
+
 /* The write of w as flips alone: the old flips with w's changes, when they stay within
  * flip_bytes. 1: planned; 0: too many flips (the chunks are written); -1: no memory. */
 static int plan_flips(const struct store_write *w, const struct chunk_part *old, size_t nold, uint32_t xid,
@@ -147,6 +149,10 @@ bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, siz
     if (!bm) return false; /* the writer's own encoding: it validated it */
     uint32_t xid = 0, tlo = w->tlo, thi = w->thi;
     if (!w->absent) old = chunk_dirs_get(sc->dirs, w->key, w->keylen, w->version, &xid, &nold, &oflips, &oflen);
+    /* the head row stays under PostgreSQL's TOAST threshold (about 2,032 bytes with its
+     * other columns) whatever its key's length */
+    if (flip_bytes > FLIPS_ROOM - (w->keylen < FLIPS_ROOM ? w->keylen : FLIPS_ROOM))
+        flip_bytes = FLIPS_ROOM - (w->keylen < FLIPS_ROOM ? w->keylen : FLIPS_ROOM);
     if (old && bm == w->bm && w->narrow && w->changed && flip_bytes) {
         int r = plan_flips(w, old, nold, xid, oflips, oflen, flip_bytes, ch);
         if (r) return r > 0;

@@ -494,7 +494,7 @@ static void train_load_done(enum store_status st, const char *err, const struct 
         x->thi = s->thi;
         /* a chunked value's head may record just what changed (store_chunks_plan) */
         if (x->narrow && len > (size_t)t->cfg->pg_chunk_bytes && t->cfg->pg_flip_bytes > 0)
-            x->changed = changes[nw - 1] = codec_patch_changes(s->base, s->encoded, len, s->tlo, s->thi);
+            x->changed = changes[nw - 1] = codec_patch_changes(s->base, s->base_len, s->encoded, len, s->tlo, s->thi);
         x->bits = s->encoded;
         x->len = len;
         x->bm = s->k.bm;

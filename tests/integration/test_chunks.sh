@@ -127,6 +127,13 @@ check "psql: bitmapd.value_bytes() counts the chunks and the flips" yes \
 check "psql: bitmapd.max_member(bitmapd.value_tail()) is the highest member with the flips" \
   "$(sql "SELECT max(m) FROM bitmapd.members(bitmapd.value($(kb big), ''::bytea)) m")" \
   "$(sql "SELECT bitmapd.max_member(bitmapd.value_tail(key, bits)) FROM bitmapd.bitmaps WHERE key = $(kb big)")"
+# the highest member cleared: the flips remove the last chunk's highest member
+top=$(sql "SELECT max(m) FROM bitmapd.members(bitmapd.value($(kb big), ''::bytea)) m")
+check "SETBIT clears the highest member" 1 "$(rcli SETBIT "${P}big" "$top" 0 2>&1)"
+setbit_file "$T/big" "$top" 0
+check "psql: with the highest member cleared by the flips, value_tail still finds the highest" \
+  "$(sql "SELECT max(m) FROM bitmapd.members(bitmapd.value($(kb big), ''::bytea)) m")|true" \
+  "$(sql "SELECT bitmapd.max_member(bitmapd.value_tail(key, bits)) || '|' || (flips IS NOT NULL)::text FROM bitmapd.bitmaps WHERE key = $(kb big)")"
 
 # ---- flips past [postgres] flip_bytes: the chunks they touch are rewritten --------------
 # 1,500 SETBITs all over the value, half of them changing a bit (2 bytes or more of
@@ -173,6 +180,27 @@ check "instance B's write (no kept copy: the whole value) wrote the chunks of th
   "$flipkeys|" "$(changed_rows "$before" "$(chunk_xmins big)")|$(sql "SELECT flips FROM bitmapd.bitmaps WHERE key = $(kb big)")"
 RPORT=$A_R
 get_equals "instance A sees instance B's write (its cache dropped the old copy)" "${P}big" "$T/big"
+
+# ---- bitmapd --fold-flips: the way back to a bitmapd older than flips -----------------
+randbytes 200000 11 >"$T/ff"
+rcli -x SET "${P}ff" <"$T/ff" >/dev/null
+for o in 3 70001 900000 1599999; do
+  rcli SETBIT "${P}ff" $o 1 >/dev/null
+  setbit_file "$T/ff" $o 1
+done
+v0=$(sql "SELECT version FROM bitmapd.bitmaps WHERE key = $(kb ff)")
+check "four SETBITs left flips in the head" t "$(sql "SELECT flips IS NOT NULL FROM bitmapd.bitmaps WHERE key = $(kb ff)")"
+(cd "$BITMAPD_ROOT" && BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --fold-flips >"$T/fold.log" 2>&1)
+check "bitmapd --fold-flips exits 0 while the service runs" 0 "$?"
+check "no chunked head has flips left, and the key's version did not move" "0|$v0" \
+  "$(sql "SELECT count(*) FILTER (WHERE flips IS NOT NULL) || '|' || max(version) FILTER (WHERE key = $(kb ff)) FROM bitmapd.bitmaps")"
+check "psql: the same members, from the chunks alone" "$(file_md5 "$T/ff")" "$(members_md5 ff)"
+sleep 0.3 # the head's update reaches the instance's cache
+get_equals "GET after --fold-flips is the file" "${P}ff" "$T/ff"
+rcli SETBIT "${P}ff" 8 1 >/dev/null
+setbit_file "$T/ff" 8 1
+get_equals "a SETBIT after it (the instance's chunk directory is stale: retried) and GET" "${P}ff" "$T/ff"
+sql "DELETE FROM bitmapd.chunks WHERE key = $(kb ff); DELETE FROM bitmapd.bitmaps WHERE key = $(kb ff)"
 
 # ---- one client after another: each write takes the copy the one before kept ---------
 # A write into a big value keeps its decoded copy with the cache's bits of the version

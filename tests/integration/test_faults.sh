@@ -121,10 +121,12 @@ if ! (cd "$BITMAPD_ROOT" && BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --migrate >"$T
 fi
 
 dump_rows() { # FILE [WHERE] — every row: key, version, cardinality, checksum, nbytes, bits (hex, or
-              # "chunked" for a big bitmap's head row) — and FILE.chunks: every chunk row
+              # "chunked" for a big bitmap's head row, "chunked:" and the hex of its flips
+              # when it has some, migration 0010) — and FILE.chunks: every chunk row
               # of those keys (key, lo, hi, cardinality, checksum, bits), migration 0008
   psql_owner -F ' ' -c "SELECT encode(key, 'hex'), version, cardinality, checksum, coalesce(nbytes, -1),
-                               CASE WHEN octet_length(bits) = 0 THEN 'chunked' ELSE encode(bits, 'hex') END
+                               CASE WHEN octet_length(bits) = 0 THEN 'chunked' || coalesce(':' || encode(flips, 'hex'), '')
+                                    ELSE encode(bits, 'hex') END
                           FROM bitmapd.bitmaps ${2:-}" >"$1"
   psql_owner -F ' ' -c "SELECT encode(c.key, 'hex'), c.lo, c.hi, c.cardinality, c.checksum, encode(c.bits, 'hex')
                           FROM bitmapd.chunks c JOIN (SELECT key, bits FROM bitmapd.bitmaps ${2:-}) b

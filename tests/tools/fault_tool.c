@@ -807,6 +807,9 @@ struct ckey {
     uint8_t *bits;
     size_t nbits;
     bool chunked;    /* head row with empty bits: the members are in its chunk rows */
+    uint8_t *flips;  /* a chunked head's flips (migration 0010): members in which the value
+                        differs from its chunks; NULL: none */
+    size_t nflips;
     struct cchunk *chunks;
     size_t nchunks;
     struct u32v sql; /* members per the PL/pgSQL decoder */
@@ -949,7 +952,8 @@ static void read_rows(const char *path, void (*take)(struct ckey *k, char **tok,
 }
 
 /* A row of bitmapd.bitmaps: key version cardinality checksum nbytes bits (hex, or
- * "chunked" for a big bitmap's head row). */
+ * "chunked" for a big bitmap's head row, "chunked:" and its flips in hex when it has
+ * flips). */
 static void take_db_row(struct ckey *k, char **tok, const char *path)
 {
     k->in_db = true;
@@ -957,7 +961,9 @@ static void take_db_row(struct ckey *k, char **tok, const char *path)
     k->cardinality = atoll(tok[2]);
     k->checksum = atoll(tok[3]);
     k->nbytes = atoll(tok[4]);
-    k->chunked = !strcmp(tok[5], "chunked");
+    k->chunked = !strncmp(tok[5], "chunked", 7);
+    if (k->chunked && tok[5][7] == ':' && !unhex(tok[5] + 8, strlen(tok[5] + 8), &k->flips, &k->nflips))
+        die("%s: bad hex in flips", path);
     if (!k->chunked && !unhex(tok[5], strlen(tok[5]), &k->bits, &k->nbits)) die("%s: bad hex in bits", path);
 }
 
@@ -1138,18 +1144,36 @@ static int mode_check(int argc, char **argv)
                     }
                     prev_hi = c->hi;
                 }
+                /* the head's flips: the members in which the value differs from its chunks */
+                if (k->flips) {
+                    struct u32v x = {0};
+                    size_t a = 0, b = 0;
+                    if (!decode_bits(k->flips, k->nflips, &part, err, sizeof(err))) {
+                        row_errors++;
+                        REPORT("row %s: its flips do not decode: %s\n", k->name, err);
+                        part.n = 0;
+                    }
+                    while (a < dbm.n || b < part.n) { /* both ascending: the symmetric difference */
+                        if (b == part.n || (a < dbm.n && dbm.v[a] < part.v[b])) u32v_push(&x, dbm.v[a++]);
+                        else if (a == dbm.n || part.v[b] < dbm.v[a]) u32v_push(&x, part.v[b++]);
+                        else a++, b++;
+                    }
+                    free(dbm.v);
+                    dbm = x;
+                }
                 free(part.v);
                 /* the head's checksum: CRC-32C of the chunks' (lo, hi, checksum) as
-                 * little-endian uint32 triples (migration 0008) */
-                uint8_t *dir = malloc(12 * (k->nchunks + 1));
+                 * little-endian uint32 triples (migration 0008), then its flips (0010) */
+                uint8_t *dir = malloc(12 * (k->nchunks + 1) + k->nflips);
                 if (!dir) die("out of memory");
+                if (k->nflips) memcpy(dir + 12 * k->nchunks, k->flips, k->nflips);
                 for (size_t j = 0; j < k->nchunks; j++) {
                     uint32_t t[3] = {(uint32_t)k->chunks[j].lo, (uint32_t)k->chunks[j].hi,
                                      (uint32_t)k->chunks[j].checksum};
                     for (int x = 0; x < 3; x++)
                         for (int y = 0; y < 4; y++) dir[12 * j + 4 * x + y] = (uint8_t)(t[x] >> (8 * y));
                 }
-                if ((long long)crc32c(dir, 12 * k->nchunks) != k->checksum) {
+                if ((long long)crc32c(dir, 12 * k->nchunks + k->nflips) != k->checksum) {
                     col_errors++;
                     REPORT("row %s: head checksum %lld does not name its %zu chunks\n", k->name, k->checksum,
                            k->nchunks);
