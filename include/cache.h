@@ -25,6 +25,8 @@ struct cache_blob {
 };
 
 struct cache_blob *cache_blob_new(const void *bits, size_t len) WUR; /* one reference */
+/* A blob of len bytes for the caller to fill before sharing it (one reference). */
+struct cache_blob *cache_blob_alloc(size_t len) WUR;
 void cache_blob_unref(struct cache_blob *b);
 
 struct cache_val {

@@ -69,6 +69,10 @@ bool codec_encode(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen) WUR;
  * of old instead of a whole encode and validation. */
 bool codec_encode_patch(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard, uint32_t lo,
                         uint32_t hi, uint8_t **out, size_t *outlen) WUR;
+/* The same, into buf (oldlen bytes: a patched encoding is as long as old), which holds
+ * garbage when it answers false. */
+bool codec_encode_patch_into(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard, uint32_t lo,
+                             uint32_t hi, uint8_t *buf) WUR;
 
 /* The members in which now differs from old (their symmetric difference) within
  * containers lo .. hi, for old and what codec_encode_patch made of it (two dense

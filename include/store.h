@@ -54,6 +54,8 @@ struct store_write {
                        (16-bit keys), every other one as that version's cut left it: a chunked
                        key's unchanged chunks are not serialized again (chunks_cut_since) */
     uint32_t tlo, thi;
+    struct cache_blob *blob; /* optional: bits are this blob's data (the writer's encoding,
+                                checked), which the store shares instead of copying */
     const struct roaring_bitmap_s *changed; /* with narrow, optional: exactly the members in
                                                which bm differs from the version written over
                                                (a chunked key's head then records just these) */

@@ -54,14 +54,20 @@ static bool own_xid(const struct cache *c, uint32_t xid)
     return false;
 }
 
-struct cache_blob *cache_blob_new(const void *bits, size_t len)
+struct cache_blob *cache_blob_alloc(size_t len)
 {
     struct cache_blob *b = malloc(sizeof(*b) + len);
     if (!b) return NULL;
     b->refs = 1;
     b->checked = false;
     b->len = len;
-    if (len) memcpy(b->data, bits, len);
+    return b;
+}
+
+struct cache_blob *cache_blob_new(const void *bits, size_t len)
+{
+    struct cache_blob *b = cache_blob_alloc(len);
+    if (b && len) memcpy(b->data, bits, len);
     return b;
 }
 

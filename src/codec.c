@@ -802,7 +802,7 @@ static const bitset_container_t *bitset_at(const roaring_array_t *ra, int32_t i)
  * written a few bits at a time), old's bytes with those containers' cardinalities and
  * bitsets rewritten. */
 static bool patch_portable(const roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard,
-                           uint32_t lo, uint32_t hi, uint8_t **out, size_t *outlen)
+                           uint32_t lo, uint32_t hi, uint8_t *buf)
 {
     char err[8];
     struct reader r = {old, oldlen, 0, err, sizeof(err)};
@@ -820,8 +820,6 @@ static bool patch_portable(const roaring_bitmap_t *bm, const uint8_t *old, size_
             (!bitset_at(ra, i) || is_run(&h, (uint32_t)i) || card_of(&h, (uint32_t)i) <= FMT_MAX_ARRAY_CARD))
             return false;
     }
-    uint8_t *buf = malloc(oldlen);
-    if (!buf) return false;
     memcpy(buf, old, oldlen);
     uint64_t was = 0, now = 0;
     for (int32_t i = 0; i < ra->size; i++) {
@@ -830,38 +828,25 @@ static bool patch_portable(const roaring_bitmap_t *bm, const uint8_t *old, size_
         const bitset_container_t *bc = bitset_at(ra, i);
         uint32_t card = (uint32_t)bc->cardinality;
         if (!container_pos(old, oldlen, &h, r.pos, (uint32_t)i, &pos) || pos > oldlen ||
-            oldlen - pos < FMT_BITSET_BYTES || card <= FMT_MAX_ARRAY_CARD) {
-            free(buf);
+            oldlen - pos < FMT_BITSET_BYTES || card <= FMT_MAX_ARRAY_CARD)
             return false;
-        }
         was += card_of(&h, (uint32_t)i);
         memcpy(buf + pos, bc->array, FMT_BITSET_BYTES); /* little endian: the words are the bytes */
         uint64_t pop = popcount_bytes(buf + pos, FMT_BITSET_BYTES);
         now += pop;
-        if (pop != card) {
-            free(buf);
-            return false;
-        }
+        if (pop != card) return false;
         uint8_t *kc = buf + (h.keycards - old) + 4 * (size_t)i + 2;
         kc[0] = (uint8_t)(card - 1);
         kc[1] = (uint8_t)((card - 1) >> 8);
     }
-    if (oldcard < was || oldcard - was + now != roaring_bitmap_get_cardinality(bm)) {
-        free(buf);
-        return false;
-    }
-    *out = buf;
-    *outlen = oldlen;
-    return true;
+    return oldcard >= was && oldcard - was + now == roaring_bitmap_get_cardinality(bm);
 }
 
-bool codec_encode_patch(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard, uint32_t lo,
-                        uint32_t hi, uint8_t **out, size_t *outlen)
+bool codec_encode_patch_into(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard, uint32_t lo,
+                             uint32_t hi, uint8_t *buf)
 {
-    *out = NULL;
-    *outlen = 0;
     if (lo > hi || hi > UINT16_MAX || !run_optimize_keys(bm, lo, hi) || roaring_bitmap_is_empty(bm)) return false;
-    if (oldlen >= 1 && old[0] != DENSE_TAG) return patch_portable(bm, old, oldlen, oldcard, lo, hi, out, outlen);
+    if (oldlen >= 1 && old[0] != DENSE_TAG) return patch_portable(bm, old, oldlen, oldcard, lo, hi, buf);
     size_t dense = dense_size(bm);
     uint32_t base8 = roaring_bitmap_minimum(bm) / 8;
     size_t head = 1 + varint_len(base8);
@@ -874,8 +859,6 @@ bool codec_encode_patch(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen,
     int64_t from = ((int64_t)lo << 13) - (int64_t)base8, to = ((int64_t)(hi + 1) << 13) - (int64_t)base8;
     if (from < 0) from = 0;
     if (to > (int64_t)d.nraw) to = (int64_t)d.nraw;
-    uint8_t *buf = malloc(dense);
-    if (!buf) return false;
     memcpy(buf, old, dense);
     uint8_t *raw = buf + head;
     uint64_t was = 0, now = 0, want = 0;
@@ -891,13 +874,22 @@ bool codec_encode_patch(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen,
             want += container_get_cardinality(ra->containers[i], ra->typecodes[i]);
     /* what was rewritten holds exactly those containers' members; the rest, the old
      * members outside them: together bm's cardinality; and the canonical ends */
-    if (now != want || oldcard < was || oldcard - was + now != roaring_bitmap_get_cardinality(bm) || raw[0] == 0 ||
-        raw[d.nraw - 1] == 0) {
+    return now == want && oldcard >= was && oldcard - was + now == roaring_bitmap_get_cardinality(bm) &&
+           raw[0] != 0 && raw[d.nraw - 1] != 0;
+}
+
+bool codec_encode_patch(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard, uint32_t lo,
+                        uint32_t hi, uint8_t **out, size_t *outlen)
+{
+    uint8_t *buf = malloc(oldlen ? oldlen : 1);
+    *out = NULL;
+    *outlen = 0;
+    if (!buf || !codec_encode_patch_into(bm, old, oldlen, oldcard, lo, hi, buf)) {
         free(buf);
         return false;
     }
     *out = buf;
-    *outlen = dense;
+    *outlen = oldlen;
     return true;
 }
 

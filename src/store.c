@@ -1338,7 +1338,10 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
         p += w[i].keylen;
         if (w[i].bits) {
             /* the bits go into the statement and, after commit, the cache */
-            if (!(c->blobs[i] = cache_blob_new(w[i].bits, w[i].len))) goto oom;
+            if (w[i].blob && w[i].blob->data == w[i].bits && w[i].blob->len == w[i].len)
+                (c->blobs[i] = w[i].blob)->refs++; /* the writer's own: not copied */
+            else if (!(c->blobs[i] = cache_blob_new(w[i].bits, w[i].len)))
+                goto oom;
             c->blobs[i]->checked = true; /* codec_encode validated it */
             c->w[i].bits = c->blobs[i]->data;
             if (w[i].len > (size_t)st->cfg->pg_chunk_bytes &&
@@ -1347,6 +1350,7 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
                 goto oom;
             c->w[i].bm = NULL; /* the writer's, valid during this call only */
             c->w[i].changed = NULL;
+            c->w[i].blob = NULL;
         }
         c->chunks |= c->ch[i].chunked || store_chunks_known(st->chunks, w[i].key, w[i].keylen);
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "codec.h"
 #include "config.h"
 #include "metrics.h"
@@ -33,6 +34,8 @@ struct wp_slot {          /* one key of a train and its shared copy */
     bool found;
     bool dirty, cached, used, corrupt;
     uint8_t *encoded;     /* the new bytes while the statement is built */
+    struct cache_blob *patched; /* or, for a patched encoding, the blob holding them (the
+                                   store shares it instead of copying them) */
     bool kept;            /* k.bm is the copy kept by the commit of the loaded bits (kept.h) */
     const uint8_t *base;  /* the loaded bits (valid while the train is applied and encoded) */
     size_t base_len;
@@ -107,6 +110,7 @@ static void train_free(struct wp_train *t)
         if (s->k.bm) roaring_bitmap_free(s->k.bm);
         if (s->k.key != s->k.buf) free((char *)s->k.key);
         free(s->encoded);
+        cache_blob_unref(s->patched);
         free(s);
     }
     free(t->members);
@@ -290,6 +294,8 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
     for (int i = 0; i < t->nslots; i++) {
         free(t->slots[i]->encoded);
         t->slots[i]->encoded = NULL;
+        cache_blob_unref(t->slots[i]->patched);
+        t->slots[i]->patched = NULL;
     }
     if (st != STORE_OK) {
         train_end(t, st == STORE_UNAVAILABLE ? WP_UNAVAILABLE : WP_FAILED,
@@ -480,11 +486,17 @@ static void train_load_done(enum store_status st, const char *err, const struct 
         x->absent = !s->k.found;
         x->nbytes = s->dirty ? s->nbytes : s->k.nbytes;
         if (!s->dirty) continue; /* a version check */
-        size_t len;
-        /* a kept copy changed in a few containers: its old bits, rewritten there */
-        x->narrow = s->kept && s->touch == TOUCH_RANGE && s->base &&
-                    codec_encode_patch(s->k.bm, s->base, s->base_len, (uint64_t)s->base_card, s->tlo, s->thi,
-                                       &s->encoded, &len);
+        size_t len = s->base_len;
+        /* a kept copy changed in a few containers: its old bits, rewritten there, in the
+         * blob the cache will hold */
+        if (s->kept && s->touch == TOUCH_RANGE && s->base && (s->patched = cache_blob_alloc(s->base_len))) {
+            x->narrow = codec_encode_patch_into(s->k.bm, s->base, s->base_len, (uint64_t)s->base_card, s->tlo,
+                                                s->thi, s->patched->data);
+            if (!x->narrow) {
+                cache_blob_unref(s->patched);
+                s->patched = NULL;
+            }
+        }
         if (!x->narrow && !codec_encode(s->k.bm, &s->encoded, &len)) {
             changes_free(changes, nw);
             train_cas_done(STORE_ERROR, "could not encode a bitmap", NULL, t);
@@ -494,8 +506,10 @@ static void train_load_done(enum store_status st, const char *err, const struct 
         x->thi = s->thi;
         /* a chunked value's head may record just what changed (store_chunks_plan) */
         if (x->narrow && len > (size_t)t->cfg->pg_chunk_bytes && t->cfg->pg_flip_bytes > 0)
-            x->changed = changes[nw - 1] = codec_patch_changes(s->base, s->base_len, s->encoded, len, s->tlo, s->thi);
-        x->bits = s->encoded;
+            x->changed = changes[nw - 1] =
+                codec_patch_changes(s->base, s->base_len, s->patched->data, len, s->tlo, s->thi);
+        x->bits = x->narrow ? s->patched->data : s->encoded;
+        x->blob = s->patched;
         x->len = len;
         x->bm = s->k.bm;
         x->cardinality = roaring_bitmap_get_cardinality(s->k.bm);
