@@ -83,64 +83,72 @@ static bool write_cut(PGconn *pg, const uint8_t *key, int keylen, const struct c
     return true;
 }
 
-/* Cuts one key into chunks, in its own transaction. *done counts keys converted,
- * *skipped those left as they were (corrupt: the service reports them on use). */
-static bool relayout_key(PGconn *pg, const uint8_t *key, int keylen, long *done, long *skipped)
+/* What a pass reads of one key, its head row locked: LOAD_DONE (nothing to do: gone,
+ * or done meanwhile), LOAD_CORRUPT (logged, left as it is: the service reports it on
+ * use), LOAD_FAILED (a statement or memory failed) or LOAD_OK with *bm its value. */
+enum load { LOAD_OK, LOAD_DONE, LOAD_CORRUPT, LOAD_FAILED };
+typedef enum load (*load_fn)(PGconn *pg, void *arg, const uint8_t *key, int keylen, roaring_bitmap_t **bm);
+
+/* One key in its own transaction: load locks and reads it, and its value is cut and
+ * written whole (write_cut). *done counts keys written, *skipped corrupt ones. */
+static bool rewrite_key(PGconn *pg, load_fn load, void *arg, const uint8_t *key, int keylen, long *done,
+                        long *skipped)
 {
-    const char *kv[1] = {(const char *)key};
-    int kl[1] = {keylen}, kf[1] = {1};
-    PGresult *r = NULL;
     roaring_bitmap_t *bm = NULL;
     struct chunk_cut cut = {0};
-    char why[160] = "";
-    bool ok = false;
+    bool ok;
 
     if (!exec_simple(pg, "BEGIN")) return false;
-    if (!(r = exec_params(pg,
-                          "SELECT bits, cardinality, checksum FROM bitmapd.bitmaps WHERE key = $1 FOR UPDATE",
-                          1, kv, kl, kf, PGRES_TUPLES_OK, "lock")))
-        goto out;
-    if (PQntuples(r) != 1 || (size_t)PQgetlength(r, 0, 0) <= CHUNK_BYTES) { /* gone, or cut meanwhile */
-        ok = true;
-        goto out;
+    switch (load(pg, arg, key, keylen, &bm)) {
+    case LOAD_OK:
+        if (!chunks_cut(bm, CHUNK_BYTES, &cut)) log_error("msg=\"relayout: out of memory\"");
+        ok = cut.parts && write_cut(pg, key, keylen, &cut);
+        *done += ok;
+        break;
+    case LOAD_CORRUPT: (*skipped)++; /* fall through */
+    case LOAD_DONE: ok = true; break;
+    default: ok = false; break;
     }
-    const uint8_t *bits = (const uint8_t *)PQgetvalue(r, 0, 0);
-    size_t len = (size_t)PQgetlength(r, 0, 0);
-    if (codec_crc32c(bits, len) != (uint32_t)db_value_int8(r, 0, 2))
-        snprintf(why, sizeof(why), "checksum mismatch");
-    else if (!(bm = codec_decode(bits, len, why, sizeof(why))))
-        ;
-    else if ((int64_t)roaring_bitmap_get_cardinality(bm) != db_value_int8(r, 0, 1))
-        snprintf(why, sizeof(why), "cardinality column disagrees");
-    if (why[0]) {
-        char quoted[4 * 2048 + 1];
-        log_error("msg=\"relayout: corrupt bitmap left as it is\" key=\"%s\" reason=\"%s\"",
-                  log_quote(quoted, sizeof(quoted), key, (size_t)keylen), why);
-        (*skipped)++;
-        ok = true;
-        goto out;
-    }
-    if (!chunks_cut(bm, CHUNK_BYTES, &cut)) {
-        log_error("msg=\"relayout: out of memory\"");
-        goto out;
-    }
-    PQclear(r);
-    r = NULL;
-    if (!write_cut(pg, key, keylen, &cut)) goto out;
-    ok = true;
-    (*done)++;
-out:
-    PQclear(r);
     if (bm) roaring_bitmap_free(bm);
     chunks_cut_free(&cut);
     return exec_simple(pg, ok ? "COMMIT" : "ROLLBACK") && ok;
 }
 
-typedef bool (*key_fn)(PGconn *pg, void *arg, const uint8_t *key, int keylen, long *done, long *skipped);
+/* A one-row key longer than CHUNK_BYTES, checked as the service reads it. */
+static enum load load_one_row(PGconn *pg, void *arg, const uint8_t *key, int keylen, roaring_bitmap_t **bm)
+{
+    const char *kv[1] = {(const char *)key};
+    int kl[1] = {keylen}, kf[1] = {1};
+    char why[160] = "";
+    PGresult *r;
 
-/* Calls each for every key that find ($1: the last key done; in key order, BATCH at a
- * time) names. */
-static bool each_key(PGconn *pg, const char *find, key_fn each, void *arg, long *done, long *skipped)
+    (void)arg;
+    if (!(r = exec_params(pg, "SELECT bits, cardinality, checksum FROM bitmapd.bitmaps WHERE key = $1 FOR UPDATE",
+                          1, kv, kl, kf, PGRES_TUPLES_OK, "lock")))
+        return LOAD_FAILED;
+    if (PQntuples(r) != 1 || (size_t)PQgetlength(r, 0, 0) <= CHUNK_BYTES) { /* gone, or cut meanwhile */
+        PQclear(r);
+        return LOAD_DONE;
+    }
+    const uint8_t *bits = (const uint8_t *)PQgetvalue(r, 0, 0);
+    size_t len = (size_t)PQgetlength(r, 0, 0);
+    if (codec_crc32c(bits, len) != (uint32_t)db_value_int8(r, 0, 2))
+        snprintf(why, sizeof(why), "checksum mismatch");
+    else if (!(*bm = codec_decode(bits, len, why, sizeof(why))))
+        ;
+    else if ((int64_t)roaring_bitmap_get_cardinality(*bm) != db_value_int8(r, 0, 1))
+        snprintf(why, sizeof(why), "cardinality column disagrees");
+    PQclear(r);
+    if (!why[0]) return LOAD_OK;
+    char quoted[4 * 2048 + 1];
+    log_error("msg=\"relayout: corrupt bitmap left as it is\" key=\"%s\" reason=\"%s\"",
+              log_quote(quoted, sizeof(quoted), key, (size_t)keylen), why);
+    return LOAD_CORRUPT;
+}
+
+/* rewrite_key(load) for every key that find ($1: the last key done; in key order,
+ * BATCH at a time) names. */
+static bool each_key(PGconn *pg, const char *find, load_fn load, void *arg, long *done, long *skipped)
 {
     uint8_t *after = calloc(1, 1);
     int afterlen = 0;
@@ -156,7 +164,7 @@ static bool each_key(PGconn *pg, const char *find, key_fn each, void *arg, long 
         }
         int n = PQntuples(r);
         for (int i = 0; ok && i < n; i++)
-            ok = each(pg, arg, (const uint8_t *)PQgetvalue(r, i, 0), PQgetlength(r, i, 0), done, skipped);
+            ok = rewrite_key(pg, load, arg, (const uint8_t *)PQgetvalue(r, i, 0), PQgetlength(r, i, 0), done, skipped);
         if (ok && n > 0) {
             uint8_t *last = realloc(after, (size_t)PQgetlength(r, n - 1, 0) + 1);
             if (!last) {
@@ -174,39 +182,27 @@ static bool each_key(PGconn *pg, const char *find, key_fn each, void *arg, long 
     return ok;
 }
 
-static bool relayout_each(PGconn *pg, void *arg, const uint8_t *key, int keylen, long *done, long *skipped)
-{
-    (void)arg;
-    return relayout_key(pg, key, keylen, done, skipped);
-}
-
 bool relayout_run(PGconn *pg)
 {
     long done = 0, skipped = 0;
     bool ok = each_key(pg,
                        "SELECT key FROM bitmapd.bitmaps WHERE key > $1 AND octet_length(bits) > " STR(CHUNK_BYTES)
                        " ORDER BY key LIMIT " STR(BATCH),
-                       relayout_each, NULL, &done, &skipped);
+                       load_one_row, NULL, &done, &skipped);
     if (ok && (done || skipped)) log_info("msg=\"big bitmaps cut into chunks\" keys=%ld corrupt_left=%ld", done, skipped);
     return ok;
 }
 
-/* Writes one chunked key's flips into its chunks, in its own transaction: its chunks
- * and flips read with its head row locked, checked and joined as the service loads
- * them (store_chunks_join), cut again and written whole. */
-static bool fold_key(PGconn *pg, void *arg, const uint8_t *key, int keylen, long *done, long *skipped)
+/* A chunked key with flips: its chunks and flips read with its head row locked,
+ * checked and joined as the service loads them (store_chunks_join). */
+static enum load load_flipped(PGconn *pg, void *arg, const uint8_t *key, int keylen, roaring_bitmap_t **bm)
 {
     struct store_chunks *sc = arg;
     const char *kv[1] = {(const char *)key};
     int kl[1] = {keylen}, kf[1] = {1};
-    PGresult *r = NULL;
-    struct cache_blob *blob = NULL;
-    roaring_bitmap_t *bm = NULL;
-    struct chunk_cut cut = {0};
     char why[160] = "";
-    bool ok = false;
+    PGresult *r;
 
-    if (!exec_simple(pg, "BEGIN")) return false;
     /* the columns as SQL_LOAD gives them to store_chunks_join: chunk bits (3), their
      * lo, hi, cardinality and checksum (4), the head's flips (5) */
     if (!(r = exec_params(pg,
@@ -220,32 +216,19 @@ static bool fold_key(PGconn *pg, void *arg, const uint8_t *key, int keylen, long
                           "  FROM (SELECT * FROM bitmapd.bitmaps WHERE key = $1 FOR UPDATE) b"
                           " WHERE octet_length(b.bits) = 0 AND b.flips IS NOT NULL",
                           1, kv, kl, kf, PGRES_TUPLES_OK, "lock")))
-        goto out;
+        return LOAD_FAILED;
     if (PQntuples(r) != 1) { /* gone, or folded meanwhile */
-        ok = true;
-        goto out;
+        PQclear(r);
+        return LOAD_DONE;
     }
-    if (!(blob = store_chunks_join(sc, r, 0, 3, 4, key, (size_t)keylen, db_value_int8(r, 0, 2), 0,
-                                   (uint32_t)db_value_int8(r, 0, 1), db_value_int8(r, 0, 0)))) {
-        (*skipped)++; /* logged, naming the key: the service reports it on use */
-        ok = true;
-        goto out;
-    }
-    if (!(bm = codec_decode(blob->data, blob->len, why, sizeof(why))) || !chunks_cut(bm, CHUNK_BYTES, &cut)) {
-        log_error("msg=\"fold flips: could not cut\" reason=\"%s\"", why[0] ? why : "out of memory");
-        goto out;
-    }
+    struct cache_blob *blob = store_chunks_join(sc, r, 0, 3, 4, key, (size_t)keylen, db_value_int8(r, 0, 2), 0,
+                                                (uint32_t)db_value_int8(r, 0, 1), db_value_int8(r, 0, 0));
     PQclear(r);
-    r = NULL;
-    if (!write_cut(pg, key, keylen, &cut)) goto out;
-    ok = true;
-    (*done)++;
-out:
-    PQclear(r);
-    if (bm) roaring_bitmap_free(bm);
+    if (!blob) return LOAD_CORRUPT; /* logged, naming the key */
+    *bm = codec_decode(blob->data, blob->len, why, sizeof(why));
     cache_blob_unref(blob);
-    chunks_cut_free(&cut);
-    return exec_simple(pg, ok ? "COMMIT" : "ROLLBACK") && ok;
+    if (!*bm) log_error("msg=\"fold flips: could not decode the joined value\" reason=\"%s\"", why);
+    return *bm ? LOAD_OK : LOAD_FAILED;
 }
 
 bool relayout_fold_flips(PGconn *pg)
@@ -255,7 +238,7 @@ bool relayout_fold_flips(PGconn *pg)
     bool ok = sc && each_key(pg,
                              "SELECT key FROM bitmapd.bitmaps WHERE key > $1 AND octet_length(bits) = 0"
                              " AND flips IS NOT NULL ORDER BY key LIMIT " STR(BATCH),
-                             fold_key, sc, &done, &skipped);
+                             load_flipped, sc, &done, &skipped);
     store_chunks_free(sc);
     if (ok) log_info("msg=\"flips written into chunks\" keys=%ld corrupt_left=%ld", done, skipped);
     return ok;

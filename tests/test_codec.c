@@ -1439,6 +1439,43 @@ static void change_key(roaring_bitmap_t *bm, uint32_t k)
     }
 }
 
+/* Patches bm from old (codec_encode_patch) and encodes a copy of it whole: when the
+ * patch answers, its bytes are the whole encode's and what changed, read from the two
+ * encodings (codec_patch_changes), is exactly old XOR bm; and bm is still bm, run-
+ * optimized like its copy. Whether it patched; *changed: the members changed. */
+static bool patch_matches_encode(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard,
+                                 uint32_t lo, uint32_t hi, uint64_t *changed)
+{
+    uint8_t *enc = NULL, *ref = NULL;
+    size_t enclen, reflen;
+    roaring_bitmap_t *copy = roaring_bitmap_copy(bm);
+    assert_non_null(copy);
+    bool ok = codec_encode_patch(bm, old, oldlen, oldcard, lo, hi, &enc, &enclen);
+    assert_true(codec_encode(copy, &ref, &reflen));
+    *changed = 0;
+    if (ok) {
+        assert_int_equal(enclen, reflen);
+        assert_memory_equal(enc, ref, reflen);
+        assert_decodes_to(enc, enclen, copy);
+        roaring_bitmap_t *was = codec_decode(old, oldlen, NULL, 0), *changes;
+        assert_non_null(was);
+        roaring_bitmap_t *want = roaring_bitmap_xor(was, copy);
+        assert_non_null(changes = codec_patch_changes(old, oldlen, enc, enclen, lo, hi));
+        assert_true(roaring_bitmap_equals(changes, want));
+        *changed = roaring_bitmap_get_cardinality(changes);
+        roaring_bitmap_free(changes);
+        roaring_bitmap_free(want);
+        roaring_bitmap_free(was);
+    } else {
+        assert_null(enc);
+    }
+    assert_true(roaring_bitmap_equals(bm, copy));
+    free(enc);
+    free(ref);
+    roaring_bitmap_free(copy);
+    return ok;
+}
+
 /* Whenever the patch answers, its bytes are codec_encode's; and it does answer for
  * single-bit writes into the middle of a dense value. */
 static void test_encode_patch_equals_encode(void **state)
@@ -1449,8 +1486,8 @@ static void test_encode_patch_equals_encode(void **state)
     for (int round = 0; round < 60; round++) {
         uint32_t nkeys = 4 + rng_below(12);
         roaring_bitmap_t *bm = half_set(nkeys);
-        uint8_t *old = NULL, *enc = NULL, *ref = NULL;
-        size_t oldlen, enclen, reflen;
+        uint8_t *old = NULL;
+        size_t oldlen;
         assert_true(codec_encode(bm, &old, &oldlen));
         uint64_t oldcard = roaring_bitmap_get_cardinality(bm);
         /* changes in keys lo .. hi (sometimes past the ends: the bitmap's ends move) */
@@ -1465,35 +1502,14 @@ static void test_encode_patch_equals_encode(void **state)
             for (uint32_t k = lo; k <= hi; k++)
                 if (rng_below(2)) change_key(bm, k);
         }
-        roaring_bitmap_t *copy = roaring_bitmap_copy(bm);
-        assert_non_null(copy);
-        bool ok = codec_encode_patch(bm, old, oldlen, oldcard, lo, hi, &enc, &enclen);
-        assert_true(codec_encode(copy, &ref, &reflen));
-        if (ok) {
+        uint64_t changed;
+        if (patch_matches_encode(bm, old, oldlen, oldcard, lo, hi, &changed)) {
             patched++;
-            assert_int_equal(enclen, reflen);
-            assert_memory_equal(enc, ref, reflen);
-            assert_decodes_to(enc, enclen, copy);
-            /* what changed, read from the two encodings: exactly old XOR new */
-            roaring_bitmap_t *was = codec_decode(old, oldlen, NULL, 0), *changes;
-            assert_non_null(was);
-            roaring_bitmap_t *want = roaring_bitmap_xor(was, copy);
-            assert_non_null(changes = codec_patch_changes(old, oldlen, enc, enclen, lo, hi));
-            assert_true(roaring_bitmap_equals(changes, want));
-            if (one_bit) assert_int_equal(roaring_bitmap_get_cardinality(changes), 1);
-            roaring_bitmap_free(changes);
-            roaring_bitmap_free(want);
-            roaring_bitmap_free(was);
+            if (one_bit) assert_int_equal(changed, 1);
         } else {
-            assert_null(enc);
             assert_false(one_bit); /* a bit inside the value never moves its ends */
         }
-        /* bm is still bm, run-optimized like its copy */
-        assert_true(roaring_bitmap_equals(bm, copy));
         free(old);
-        free(enc);
-        free(ref);
-        roaring_bitmap_free(copy);
         roaring_bitmap_free(bm);
     }
     assert_true(bit_writes > 10);
@@ -1517,8 +1533,8 @@ static void test_encode_patch_portable(void **state)
             for (uint32_t j = 0; j < 256; j++) vals[j] = v + j;
             roaring_bitmap_add_many(bm, 256, vals);
         }
-        uint8_t *old = NULL, *enc = NULL, *ref = NULL;
-        size_t oldlen, enclen, reflen;
+        uint8_t *old = NULL;
+        size_t oldlen;
         assert_true(codec_encode(bm, &old, &oldlen));
         assert_string_equal(codec_encoding_name(old, oldlen), "roaring");
         uint64_t oldcard = roaring_bitmap_get_cardinality(bm);
@@ -1531,32 +1547,12 @@ static void test_encode_patch_portable(void **state)
             }
         if (kind == 0) change_key(bm, lo);                                  /* maybe another kind */
         if (kind == 1) { lo = 4; roaring_bitmap_remove(bm, (4u << 16) + 9); } /* inside a run */
-        roaring_bitmap_t *copy = roaring_bitmap_copy(bm);
-        assert_non_null(copy);
-        bool ok = codec_encode_patch(bm, old, oldlen, oldcard, lo, hi, &enc, &enclen);
-        assert_true(codec_encode(copy, &ref, &reflen));
+        uint64_t changed;
+        bool ok = patch_matches_encode(bm, old, oldlen, oldcard, lo, hi, &changed);
         if (kind >= 2) assert_true(ok); /* bitsets stay bitsets */
         if (kind == 1) assert_false(ok);
-        if (ok) {
-            patched++;
-            assert_int_equal(enclen, reflen);
-            assert_memory_equal(enc, ref, reflen);
-            roaring_bitmap_t *was = codec_decode(old, oldlen, NULL, 0), *changes;
-            assert_non_null(was);
-            roaring_bitmap_t *want = roaring_bitmap_xor(was, copy);
-            assert_non_null(changes = codec_patch_changes(old, oldlen, enc, enclen, lo, hi));
-            assert_true(roaring_bitmap_equals(changes, want));
-            roaring_bitmap_free(changes);
-            roaring_bitmap_free(want);
-            roaring_bitmap_free(was);
-        } else {
-            assert_null(enc);
-        }
-        assert_true(roaring_bitmap_equals(bm, copy));
+        patched += ok;
         free(old);
-        free(enc);
-        free(ref);
-        roaring_bitmap_free(copy);
         roaring_bitmap_free(bm);
     }
     assert_true(patched >= 15);
