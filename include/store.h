@@ -56,9 +56,9 @@ struct store_write {
     uint32_t tlo, thi;
     struct cache_blob *blob; /* optional: bits are this blob's data (the writer's encoding,
                                 checked), which the store shares instead of copying */
-    const struct roaring_bitmap_s *changed; /* with narrow, optional: exactly the members in
-                                               which bm differs from the version written over
-                                               (a chunked key's head then records just these) */
+    const struct roaring_bitmap_s *changed; /* optional: exactly the members in which bits
+                                               differ from the version written over (a chunked
+                                               key's head then records just these) */
 };
 
 /* conflict[g] is true for each group g (0 .. ngroups-1) that did not commit because

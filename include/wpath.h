@@ -19,6 +19,7 @@
 #define WP_INLINE_KEYS 2  /* a unit's keys live inside it up to this many */
 #define WP_KEY_INLINE 48  /* key bytes kept inside wp_key; longer keys are allocated */
 #define WP_KEY_MAX 2048   /* longest key (a PostgreSQL btree entry must stay under ~2.7 kB) */
+#define WP_KEY_FLIPS 4    /* bits one mutate() may report flipped in one key */
 
 struct wp_key {
     const char *key; /* set with wp_key_set(): points into buf or to an allocation */
@@ -31,14 +32,13 @@ struct wp_key {
     bool narrow;          /* set by mutate() (wp_key_narrow) when it changed bm only in
                              containers tlo .. thi; a dirty key without it changed anywhere */
     uint32_t tlo, thi;
+    bool inexact;         /* some change was told by its range only (wp_key_narrow) */
+    uint8_t nflips;       /* otherwise: the bits mutate() flipped (wp_key_flipped), exactly */
+    uint32_t flips[WP_KEY_FLIPS];
     char buf[WP_KEY_INLINE];
 };
 
-/* For mutate(): what it just changed of k's bm lies in bits lo .. hi (members; a big
- * value's write then re-encodes only their containers: docs/design.md, "Chunked
- * rows"). Call it after marking k dirty, for every change it makes (the ranges add up),
- * only when bm is the same bitmap and nothing outside those bits changed. */
-static inline void wp_key_narrow(struct wp_key *k, uint64_t lo, uint64_t hi)
+static inline void wp_key_range(struct wp_key *k, uint64_t lo, uint64_t hi)
 {
     uint32_t klo = (uint32_t)((lo > UINT32_MAX ? UINT32_MAX : lo) >> 16);
     uint32_t khi = (uint32_t)((hi > UINT32_MAX ? UINT32_MAX : hi) >> 16);
@@ -50,6 +50,27 @@ static inline void wp_key_narrow(struct wp_key *k, uint64_t lo, uint64_t hi)
     k->narrow = true;
     k->tlo = klo;
     k->thi = khi;
+}
+
+/* For mutate(): what it just changed of k's bm lies in bits lo .. hi (members; a big
+ * value's write then re-encodes only their containers: docs/design.md, "Chunked
+ * rows"). Call it after marking k dirty, for every change it makes (the ranges add up),
+ * only when bm is the same bitmap and nothing outside those bits changed. */
+static inline void wp_key_narrow(struct wp_key *k, uint64_t lo, uint64_t hi)
+{
+    wp_key_range(k, lo, hi);
+    k->inexact = true;
+}
+
+/* As wp_key_narrow(k, bit, bit) for a change that is exactly this bit flipped (a big
+ * value's write may then record just the bits flipped: docs/design.md, "Flips"). */
+static inline void wp_key_flipped(struct wp_key *k, uint32_t bit)
+{
+    wp_key_range(k, bit, bit);
+    if (k->nflips < WP_KEY_FLIPS)
+        k->flips[k->nflips++] = bit;
+    else
+        k->inexact = true;
 }
 
 enum wp_status {

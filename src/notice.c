@@ -1079,13 +1079,13 @@ static enum wp_mutation mark_mutate(struct wpath *wp, struct wp_unit *u, void *a
         else
             roaring_bitmap_remove(bm, member);
         u->keys[k].dirty = n->changed = true;
-        wp_key_narrow(&u->keys[k], member, member);
+        wp_key_flipped(&u->keys[k], member);
     }
     any = n->changed;
     if (roaring_bitmap_contains(u->keys[2].bm, n->user)) {
         roaring_bitmap_remove(u->keys[2].bm, n->user);
         u->keys[2].dirty = any = true;
-        wp_key_narrow(&u->keys[2], n->user, n->user);
+        wp_key_flipped(&u->keys[2], n->user);
     }
     return any ? WP_CHANGED : WP_UNCHANGED;
 }

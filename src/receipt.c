@@ -462,7 +462,7 @@ static enum wp_mutation read_mutate(struct wpath *wp, struct wp_unit *u, void *a
     switch (receipts_mark_read(k->bm, o->member)) {
     case RECEIPTS_MARKED:
         k->dirty = true;
-        wp_key_narrow(k, RECEIPTS_READ_BIT(o->member), RECEIPTS_READ_BIT(o->member));
+        wp_key_flipped(k, (uint32_t)RECEIPTS_READ_BIT(o->member));
         receipts_count(k->bm, &o->counts);
         return WP_CHANGED;
     case RECEIPTS_ALREADY_READ:

@@ -379,7 +379,10 @@ static enum wp_mutation setbit_mut(struct kwrite *w, struct wp_unit *u)
     else
         roaring_bitmap_remove(v.bm, a->off);
     unit_put(u, 0, v.bm, (int64_t)(v.len > need ? v.len : need));
-    wp_key_narrow(&u->keys[0], a->off, a->off);
+    if (old != a->on)
+        wp_key_flipped(&u->keys[0], a->off);
+    else /* only the length grew */
+        wp_key_narrow(&u->keys[0], a->off, a->off);
     return WP_CHANGED;
 }
 

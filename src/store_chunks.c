@@ -141,22 +141,22 @@ bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, siz
                        struct cas_chunks *ch)
 {
     char why[128];
-    roaring_bitmap_t *bm = w->bm ? w->bm : codec_decode(w->bits, w->len, why, sizeof(why));
     const struct chunk_part *old = NULL;
     const uint8_t *oflips = NULL;
     size_t nold = 0, oflen = 0, i = 0, j = 0;
-
-    if (!bm) return false; /* the writer's own encoding: it validated it */
     uint32_t xid = 0, tlo = w->tlo, thi = w->thi;
+
     if (!w->absent) old = chunk_dirs_get(sc->dirs, w->key, w->keylen, w->version, &xid, &nold, &oflips, &oflen);
     /* the head row stays under PostgreSQL's TOAST threshold (about 2,032 bytes with its
      * other columns) whatever its key's length */
     if (flip_bytes > FLIPS_ROOM - (w->keylen < FLIPS_ROOM ? w->keylen : FLIPS_ROOM))
         flip_bytes = FLIPS_ROOM - (w->keylen < FLIPS_ROOM ? w->keylen : FLIPS_ROOM);
-    if (old && bm == w->bm && w->narrow && w->changed && flip_bytes) {
+    if (old && w->changed && flip_bytes) {
         int r = plan_flips(w, old, nold, xid, oflips, oflen, flip_bytes, ch);
         if (r) return r > 0;
     }
+    roaring_bitmap_t *bm = w->bm ? w->bm : codec_decode(w->bits, w->len, why, sizeof(why));
+    if (!bm) return false; /* the writer's own encoding: it validated it */
     /* the chunks differ from their rows where this write or the old flips changed them */
     if (old && !flips_range(oflips, oflen, &tlo, &thi)) {
         if (bm != w->bm) roaring_bitmap_free(bm);

@@ -42,6 +42,8 @@ struct wp_slot {          /* one key of a train and its shared copy */
     int64_t base_card;
     enum { TOUCH_NONE, TOUCH_RANGE, TOUCH_ALL } touch; /* what the units changed of k.bm: */
     uint32_t tlo, thi;    /* with TOUCH_RANGE, only containers tlo .. thi (wp_key_narrow) */
+    bool flips_known;     /* every change the units made is a bit they flipped (wp_key_flipped): */
+    roaring_bitmap_t *flipped; /* those bits, flipped twice cancelling out (NULL: none yet) */
     char error[160];      /* when corrupt: the reason, naming the key */
 };
 
@@ -108,6 +110,7 @@ static void train_free(struct wp_train *t)
     for (int i = 0; i < t->nslots; i++) {
         struct wp_slot *s = t->slots[i];
         if (s->k.bm) roaring_bitmap_free(s->k.bm);
+        if (s->flipped) roaring_bitmap_free(s->flipped);
         if (s->k.key != s->k.buf) free((char *)s->k.key);
         free(s->encoded);
         cache_blob_unref(s->patched);
@@ -383,10 +386,27 @@ static void slot_load(struct wp_train *t, struct wp_slot *s, const struct store_
     s->base_len = row->len;
     s->base_card = row->cardinality;
     s->touch = TOUCH_NONE;
+    s->flips_known = true;
+    if (s->flipped) roaring_bitmap_clear(s->flipped);
     s->corrupt = !wp_key_load(&s->k, row, kept, s->error, sizeof(s->error));
     s->found = s->k.found;
     s->version = s->k.version;
     s->nbytes = s->k.nbytes;
+}
+
+/* Adds what a unit that changed key did to the bits the slot's units flipped. */
+static void slot_flips(struct wp_slot *s, const struct wp_key *key, bool same_bm)
+{
+    if (!s->flips_known) return;
+    if (!key->narrow || !same_bm || key->inexact || (!s->flipped && !(s->flipped = roaring_bitmap_create()))) {
+        s->flips_known = false;
+        return;
+    }
+    for (uint8_t i = 0; i < key->nflips; i++)
+        if (roaring_bitmap_contains(s->flipped, key->flips[i]))
+            roaring_bitmap_remove(s->flipped, key->flips[i]);
+        else
+            roaring_bitmap_add(s->flipped, key->flips[i]);
 }
 
 /* Applies member m's unit to the shared copies, after the units before it. */
@@ -410,6 +430,8 @@ static void train_apply(struct wp_train *t, struct wp_member *m)
         key->nbytes = s->nbytes;
         key->dirty = false;
         key->narrow = false;
+        key->inexact = false;
+        key->nflips = 0;
     }
     enum wp_mutation r = wp->ops->mutate(wp, u, wp->arg);
     u->verdict = r == WP_REJECT ? WP_REJECTED : WP_OK;
@@ -421,6 +443,7 @@ static void train_apply(struct wp_train *t, struct wp_member *m)
         s->k.bm = key->bm; /* mutate() may have replaced it */
         s->used = true;
         if (r == WP_CHANGED && key->dirty) {
+            slot_flips(s, key, same_bm);
             if (!key->narrow || !same_bm) {
                 s->touch = TOUCH_ALL;
             } else if (s->touch == TOUCH_NONE) {
@@ -504,10 +527,15 @@ static void train_load_done(enum store_status st, const char *err, const struct 
         }
         x->tlo = s->tlo;
         x->thi = s->thi;
-        /* a chunked value's head may record just what changed (store_chunks_plan) */
-        if (x->narrow && len > (size_t)t->cfg->pg_chunk_bytes && t->cfg->pg_flip_bytes > 0)
-            x->changed = changes[nw - 1] =
-                codec_patch_changes(s->base, s->base_len, s->patched->data, len, s->tlo, s->thi);
+        /* a chunked value's head may record just what changed (store_chunks_plan): the
+         * bits the units flipped, or what the patch changed */
+        if (len > (size_t)t->cfg->pg_chunk_bytes && t->cfg->pg_flip_bytes > 0) {
+            if (s->flips_known && s->flipped)
+                x->changed = s->flipped;
+            else if (x->narrow)
+                x->changed = changes[nw - 1] =
+                    codec_patch_changes(s->base, s->base_len, s->patched->data, len, s->tlo, s->thi);
+        }
         x->bits = x->narrow ? s->patched->data : s->encoded;
         x->blob = s->patched;
         x->len = len;

@@ -42,10 +42,11 @@ get_equals() { # NAME KEY FILE — GET KEY gives FILE's bytes
   if cmp -s "$T/got" "$3"; then check "$1" same same; else check "$1" "$(wc -c <"$3") bytes as written" "$(wc -c <"$T/got") bytes, differing"; fi
 }
 layout() { # NAME → head bits length|chunks|largest chunk|chunk cardinalities sum to the head's
+            # (unless the head has flips, which change the count)
   sql "SELECT octet_length(b.bits), count(c.key), coalesce(max(octet_length(c.bits)), 0),
-              coalesce(sum(c.cardinality), 0) = b.cardinality OR count(c.key) = 0
+              coalesce(sum(c.cardinality), 0) = b.cardinality OR count(c.key) = 0 OR b.flips IS NOT NULL
          FROM bitmapd.bitmaps b LEFT JOIN bitmapd.chunks c ON c.key = b.key
-        WHERE b.key = $(kb "$1") GROUP BY b.key, b.bits, b.cardinality"
+        WHERE b.key = $(kb "$1") GROUP BY b.key, b.bits, b.cardinality, b.flips"
 }
 chunk_xmins() { sql "SELECT lo || ':' || xmin FROM bitmapd.chunks WHERE key = $(kb "$1") ORDER BY lo"; }
 changed_rows() { # BEFORE AFTER — chunk rows rewritten (new xmin) or added or removed
@@ -170,16 +171,46 @@ start_service || finish
 B_R=$RPORT
 RPORT=$B_R
 before=$(chunk_xmins big)
-# chunks hold one container each here (random bytes: bitsets): bit 99's is container 0
-flipkeys=$(sql "SELECT count(DISTINCT k) FROM (SELECT m >> 16 AS k FROM bitmapd.members(
-                  (SELECT flips FROM bitmapd.bitmaps WHERE key = $(kb big))) m UNION SELECT 0) s")
 old=$(rcli GETBIT "${P}big" 99)
 check "instance B: SETBIT answers the old bit" "$old" "$(rcli SETBIT "${P}big" 99 $((1 - old)) 2>&1)"
 setbit_file "$T/big" 99 $((1 - old))
-check "instance B's write (no kept copy: the whole value) wrote the chunks of the head's flips and of its bit, and no flips" \
+check "instance B's SETBIT (decoded, not patched: it knows the bit it flipped) adds to the flips, no chunk row" \
+  "0|t" "$(changed_rows "$before" "$(chunk_xmins big)")|$(sql "SELECT flips IS NOT NULL FROM bitmapd.bitmaps WHERE key = $(kb big)")"
+# an APPEND says nothing of what it changed: its write cuts the whole value and writes
+# the chunks that differ from their rows — those holding flips, and the last one, where
+# its byte lands (chunks hold one container each here: random bytes, bitsets) — and
+# leaves no flips
+flipkeys=$(sql "SELECT count(DISTINCT k) FROM (SELECT m >> 16 AS k FROM bitmapd.members(
+                  (SELECT flips FROM bitmapd.bitmaps WHERE key = $(kb big))) m
+                UNION SELECT $(( $(wc -c <"$T/big") * 8 >> 16 ))) s")
+before=$(chunk_xmins big)
+printf Z >>"$T/big"
+check "instance B: APPEND of one byte" "$(wc -c <"$T/big")" "$(rcli APPEND "${P}big" Z 2>&1)"
+check "it wrote the chunks of the head's flips and of its byte, and no flips" \
   "$flipkeys|" "$(changed_rows "$before" "$(chunk_xmins big)")|$(sql "SELECT flips FROM bitmapd.bitmaps WHERE key = $(kb big)")"
 RPORT=$A_R
 get_equals "instance A sees instance B's write (its cache dropped the old copy)" "${P}big" "$T/big"
+
+# ---- a sparse big value (array containers, portable): its SETBITs are flips too -------
+# Each SETBIT reports the bit it flipped (wp_key_flipped), so a value that cannot be
+# patched in place (an array grows by two bytes) still writes only its head.
+python3 -c "
+for i in range(4000): print(f'SETBIT ${P}sp {(i * 1000003) % 4294967296} 1')" >"$T/spcmds"
+redis-cli -h 127.0.0.1 -p "$RPORT" <"$T/spcmds" >/dev/null
+check "4,000 members far apart: chunked, portable" "0|roaring" \
+  "$(sql "SELECT octet_length(bits) || '|' || bitmapd.encoding(bitmapd.value(key, bits)) FROM bitmapd.bitmaps WHERE key = $(kb sp)")"
+before=$(chunk_xmins sp)
+flips0=$(metric bitmapd_write_flips_total "$A_URL")
+answers=""
+for o in 17 2000000011 4000000007 1000003; do answers+=$(rcli SETBIT "${P}sp" $o $((o == 1000003 ? 0 : 1))); done
+check "four SETBITs (three sets, one clear) answer the old bits" 0001 "$answers"
+check "they rewrote no chunk row: four writes of the head's flips" "0|4" \
+  "$(changed_rows "$before" "$(chunk_xmins sp)")|$(($(metric bitmapd_write_flips_total "$A_URL") - flips0))"
+check "BITCOUNT and the members in psql agree" "4002|4002" \
+  "$(rcli BITCOUNT "${P}sp")|$(sql "SELECT count(*) FROM bitmapd.bitmaps b, bitmapd.members(bitmapd.value(b.key, b.bits)) m WHERE b.key = $(kb sp)")"
+check "psql sees the three new members and not the cleared one" "3|0" \
+  "$(sql "SELECT count(*) FILTER (WHERE m IN (17, 2000000011, 4000000007)) || '|' || count(*) FILTER (WHERE m = 1000003)
+            FROM bitmapd.bitmaps b, bitmapd.members(bitmapd.value(b.key, b.bits)) m WHERE b.key = $(kb sp)")"
 
 # ---- bitmapd --fold-flips: the way back to a bitmapd older than flips -----------------
 randbytes 200000 11 >"$T/ff"
