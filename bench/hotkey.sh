@@ -7,6 +7,9 @@
 #   huge    the same on one key of 16,000,000 bits (2,000,000 random bytes)
 #   scatter the 250 KB key again, offsets scattered over it (hotkey -x): the ids of a
 #           day's active users, which land all over a big bitmap
+#   dau     50 clients, scattered SETBITs into a sparse key: 1,000,000 random members
+#           among 100,000,000 ids (a big service's daily active users; array containers,
+#           about 2 MB portable, which a write cannot patch in place)
 #   million 1,000,000 (quick: 100,000) SETBITs into one key from one client, 1,000 in flight
 # and, for bitmapd alone, the WAL one single-bit SETBIT writes into keys of 1 KB,
 # 100 KB, 1 MB and 16 MB (pg_current_wal_lsn() around 20 SETBITs, one at a time).
@@ -106,6 +109,17 @@ log "hot 2 MB key: prefilled before every run"
 # how a write's cost grows with its bitmap (not a target of issue 13: the 250 KB key is)
 prefill_huge() { prefill hot:huge 2000000 "$1"; }
 PREP=prefill_huge measure huge -c 50 -r 16000000 -n 10000000 -s "$SECS" -k hot:huge
+log "sparse DAU key, scattered offsets: prefilled before every run"
+# 1,000,000 distinct random ids below 100,000,000, as a Redis string (bit i of the
+# string is id i, the most significant bit of each byte first), made once
+[[ -s $T/value.hot:dau ]] || python3 -c '
+import random, sys
+b = bytearray(12500000)
+for i in random.Random(20261124).sample(range(100000000), 1000000):
+    b[i >> 3] |= 0x80 >> (i & 7)
+sys.stdout.buffer.write(bytes(b))' >"$T/value.hot:dau"
+prefill_dau() { prefill hot:dau 12500000 "$1"; }
+PREP=prefill_dau measure dau -c 50 -r 100000000 -n 10000000 -s "$SECS" -k hot:dau -x
 log "$(thousands "$MILLION") pipelined SETBITs into one key"
 for t in "${TARGETS[@]}"; do
   t0=$(date +%s.%N)
@@ -157,6 +171,7 @@ done
   echo "| SETBIT, 50 clients, one key of 2,000,000 bits (250 KB) | $(thousands "${RATE[big,bitmapd]:-0}")/s | $(thousands "${RATE[big,redis-fsync]:-0}")/s | $(ratio "${RATE[big,bitmapd]}" "${RATE[big,redis-fsync]}") |"
   echo "| SETBIT, 50 clients, the 250 KB key, scattered offsets | $(thousands "${RATE[scatter,bitmapd]:-0}")/s | $(thousands "${RATE[scatter,redis-fsync]:-0}")/s | $(ratio "${RATE[scatter,bitmapd]}" "${RATE[scatter,redis-fsync]}") |"
   echo "| SETBIT, 50 clients, one key of 16,000,000 bits (2 MB) | $(thousands "${RATE[huge,bitmapd]:-0}")/s | $(thousands "${RATE[huge,redis-fsync]:-0}")/s | $(ratio "${RATE[huge,bitmapd]}" "${RATE[huge,redis-fsync]}") |"
+  echo "| SETBIT, 50 clients, scattered, a sparse key of 1,000,000 members among 100,000,000 ids (DAU) | $(thousands "${RATE[dau,bitmapd]:-0}")/s | $(thousands "${RATE[dau,redis-fsync]:-0}")/s | $(ratio "${RATE[dau,bitmapd]}" "${RATE[dau,redis-fsync]}") |"
   echo "| $(thousands "$MILLION") SETBITs into one key, 1 client, 1,000 in flight | $(thousands "${RATE[million,bitmapd]:-0}")/s (${SEC[bitmapd]} s) | $(thousands "${RATE[million,redis-fsync]:-0}")/s (${SEC[redis-fsync]} s) | $(ratio "${RATE[million,bitmapd]}" "${RATE[million,redis-fsync]}") |"
   echo
   echo "BITCOUNT after the pipelined run: bitmapd $(thousands "${CARD[bitmapd]}"), redis $(thousands "${CARD[redis-fsync]}")."
@@ -173,8 +188,8 @@ done
 } >"$OUT"
 
 for t in "${TARGETS[@]}"; do
-  rcli "$t" DEL hot:small hot:big hot:huge hot:million hot:wal:1000 hot:wal:100000 hot:wal:1000000 hot:wal:16000000 >/dev/null || true
+  rcli "$t" DEL hot:small hot:big hot:huge hot:dau hot:million hot:wal:1000 hot:wal:100000 hot:wal:1000000 hot:wal:16000000 >/dev/null || true
 done
-for k in small big scatter huge million; do
+for k in small big scatter huge dau million; do
   for t in "${TARGETS[@]}"; do [[ -n ${RATE[$k,$t]} ]] || die "the $k measurement failed on $t"; done
 done

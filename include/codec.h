@@ -82,6 +82,13 @@ bool codec_encode_patch_into(roaring_bitmap_t *bm, const uint8_t *old, size_t ol
 roaring_bitmap_t *codec_patch_changes(const uint8_t *old, size_t oldlen, const uint8_t *now, size_t len,
                                       uint32_t lo, uint32_t hi) WUR;
 
+/* codec_encode for a bm that has changed, since codec_encode (or the patch) last left
+ * it run-optimized, only in the members of changed: only the containers holding them
+ * are run-optimized again (the encoding is the same; for a big sparse value the run
+ * count of every array was most of a write's work). */
+bool codec_encode_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed, uint8_t **out,
+                          size_t *outlen) WUR;
+
 /* As codec_encode, but always the portable serialization, for readers that only
  * know Roaring (other Roaring libraries, pg_roaringbitmap, exports). */
 bool codec_encode_roaring(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen) WUR;

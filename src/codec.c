@@ -749,6 +749,24 @@ bool codec_encode(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)
                            : encode_as(bm, false, roaring, out, outlen);
 }
 
+bool codec_encode_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed, uint8_t **out, size_t *outlen)
+{
+    roaring_array_t *ra = &bm->high_low_container;
+    const roaring_array_t *ca = &changed->high_low_container;
+    for (int32_t j = 0; j < ca->size; j++) {
+        int32_t i = ra_get_index(ra, ca->keys[j]);
+        if (i < 0) continue; /* emptied: gone */
+        if (ra->typecodes[i] == SHARED_CONTAINER_TYPE_CODE) return codec_encode(bm, out, outlen);
+        uint8_t before, after;
+        void *c = ra_get_container_at_index(ra, (uint16_t)i, &before);
+        void *c1 = convert_run_optimize(c, before, &after); /* frees c when it converts */
+        ra_set_container_at_index(ra, i, c1, after);
+    }
+    size_t roaring = roaring_bitmap_portable_size_in_bytes(bm), dense = dense_size(bm);
+    return dense < roaring ? encode_as(bm, true, dense, out, outlen)
+                           : encode_as(bm, false, roaring, out, outlen);
+}
+
 /* Run-optimizes the containers of bm with keys lo .. hi, as roaring_bitmap_run_optimize
  * does for all of them. False (nothing done) if one is shared (copy-on-write, which
  * bitmapd does not use). */

@@ -520,7 +520,11 @@ static void train_load_done(enum store_status st, const char *err, const struct 
                 s->patched = NULL;
             }
         }
-        if (!x->narrow && !codec_encode(s->k.bm, &s->encoded, &len)) {
+        /* else a kept copy whose units flipped known bits: only their containers need
+         * run-optimizing again; anything else is encoded whole */
+        if (!x->narrow && !(s->kept && s->flips_known && s->flipped
+                                ? codec_encode_changed(s->k.bm, s->flipped, &s->encoded, &len)
+                                : codec_encode(s->k.bm, &s->encoded, &len))) {
             changes_free(changes, nw);
             train_cas_done(STORE_ERROR, "could not encode a bitmap", NULL, t);
             return;

@@ -1558,6 +1558,50 @@ static void test_encode_patch_portable(void **state)
     assert_true(patched >= 15);
 }
 
+/* codec_encode_changed, told exactly which members changed since codec_encode left bm,
+ * writes codec_encode's bytes: sparse arrays, bitsets, and containers that the changes
+ * turn into runs or out of them. */
+static void test_encode_changed_equals_encode(void **state)
+{
+    (void)state;
+    rng_seed(31337);
+    for (int round = 0; round < 40; round++) {
+        roaring_bitmap_t *bm = roaring_bitmap_create(), *changed = roaring_bitmap_create();
+        assert_non_null(bm);
+        assert_non_null(changed);
+        for (int i = 0; i < 3000; i++) roaring_bitmap_add(bm, rng32() % (200u << 16)); /* arrays */
+        for (uint32_t v = 7u << 16; v < (7u << 16) + 60000; v++) roaring_bitmap_add(bm, v); /* a run */
+        for (uint32_t v = 9u << 16; v < 10u << 16; v += 1 + rng_below(3)) roaring_bitmap_add(bm, v); /* bitset */
+        uint8_t *first = NULL, *got = NULL, *want = NULL;
+        size_t flen, glen, wlen;
+        assert_true(codec_encode(bm, &first, &flen)); /* leaves bm run-optimized */
+        for (int i = 0; i < 200; i++) {
+            uint32_t v = rng_below(4) == 0 ? (7u << 16) + rng_below(65536) /* into the run */
+                         : rng_below(3) == 0 ? (9u << 16) + rng_below(65536) : rng32() % (200u << 16);
+            if (roaring_bitmap_contains(bm, v)) roaring_bitmap_remove(bm, v); else roaring_bitmap_add(bm, v);
+            if (roaring_bitmap_contains(changed, v)) roaring_bitmap_remove(changed, v); else roaring_bitmap_add(changed, v);
+        }
+        if (round % 4 == 0) /* the run filled up to a whole container */
+            for (uint32_t v = 7u << 16; v < 8u << 16; v++)
+                if (!roaring_bitmap_contains(bm, v)) {
+                    roaring_bitmap_add(bm, v);
+                    roaring_bitmap_add(changed, v);
+                }
+        roaring_bitmap_t *copy = roaring_bitmap_copy(bm);
+        assert_non_null(copy);
+        assert_true(codec_encode_changed(bm, changed, &got, &glen));
+        assert_true(codec_encode(copy, &want, &wlen));
+        assert_int_equal(glen, wlen);
+        assert_memory_equal(got, want, wlen);
+        free(first);
+        free(got);
+        free(want);
+        roaring_bitmap_free(copy);
+        roaring_bitmap_free(changed);
+        roaring_bitmap_free(bm);
+    }
+}
+
 /* A change outside the keys it is told about is caught by the cardinality check (the
  * caller then encodes whole); a sparse portable old encoding (arrays), or none that
  * matches, is not patched (test_encode_patch_portable has the portable bitsets). */
@@ -1646,6 +1690,7 @@ int main(void)
         cmocka_unit_test(test_encode_patch_equals_encode),
         cmocka_unit_test(test_encode_patch_refuses),
         cmocka_unit_test(test_encode_patch_portable),
+        cmocka_unit_test(test_encode_changed_equals_encode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
