@@ -393,18 +393,36 @@ static void set_raw_range(uint8_t *raw, size_t nraw, uint64_t lo, uint64_t end)
  * bitset is its own bytes on a little-endian machine, an array a bit per member, a
  * run whole bytes. Reads CRoaring's containers directly; the encoder validates
  * what this writes (members, cardinality) before anything is stored. */
+/* Container i of ra and its type, through a shared (copy-on-write) wrapper. */
+static const void *container_at(const roaring_array_t *ra, int32_t i, uint8_t *type)
+{
+    const void *c = ra->containers[i];
+    *type = ra->typecodes[i];
+    if (*type == SHARED_CONTAINER_TYPE_CODE) {
+        *type = ((const shared_container_t *)c)->typecode;
+        c = ((const shared_container_t *)c)->container;
+    }
+    return c;
+}
+
+/* The raw bytes of keys lo .. hi in a dense value of nraw raw bytes from base8 * 8
+ * (base is a multiple of 8, a key 65536 bits): [*from, *to), empty when from >= to. */
+static void key_bytes(uint32_t lo, uint32_t hi, uint32_t base8, size_t nraw, int64_t *from, int64_t *to)
+{
+    *from = ((int64_t)lo << 13) - (int64_t)base8;
+    *to = ((int64_t)(hi + 1) << 13) - (int64_t)base8;
+    if (*from < 0) *from = 0;
+    if (*to > (int64_t)nraw) *to = (int64_t)nraw;
+}
+
 static void write_dense_containers(const roaring_bitmap_t *bm, uint32_t base8, uint8_t *raw, size_t nraw,
                                    uint32_t key_lo, uint32_t key_hi)
 {
     const roaring_array_t *ra = &bm->high_low_container;
     for (int32_t i = 0; i < ra->size; i++) {
         if (ra->keys[i] < key_lo || ra->keys[i] > key_hi) continue;
-        const void *c = ra->containers[i];
-        uint8_t type = ra->typecodes[i];
-        if (type == SHARED_CONTAINER_TYPE_CODE) {
-            type = ((const shared_container_t *)c)->typecode;
-            c = ((const shared_container_t *)c)->container;
-        }
+        uint8_t type;
+        const void *c = container_at(ra, i, &type);
         /* bit offset of the container's first value; base8 * 8 <= the minimum */
         int64_t start = ((int64_t)ra->keys[i] << 16) - (int64_t)base8 * 8;
         if (type == BITSET_CONTAINER_TYPE_CODE) {
@@ -741,12 +759,27 @@ size_t codec_encoded_size(roaring_bitmap_t *bm)
     return dense < roaring ? dense : roaring;
 }
 
-bool codec_encode(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)
+/* The smaller encoding of a run-optimized bm (dense only when strictly smaller). */
+static bool encode_optimized(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)
 {
-    roaring_bitmap_run_optimize(bm);
     size_t roaring = roaring_bitmap_portable_size_in_bytes(bm), dense = dense_size(bm);
     return dense < roaring ? encode_as(bm, true, dense, out, outlen)
                            : encode_as(bm, false, roaring, out, outlen);
+}
+
+bool codec_encode(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)
+{
+    roaring_bitmap_run_optimize(bm);
+    return encode_optimized(bm, out, outlen);
+}
+
+/* Run-optimizes container i of ra (not shared), as roaring_bitmap_run_optimize does. */
+static void run_optimize_at(roaring_array_t *ra, int32_t i)
+{
+    uint8_t before, after;
+    void *c = ra_get_container_at_index(ra, (uint16_t)i, &before);
+    void *c1 = convert_run_optimize(c, before, &after); /* frees c when it converts */
+    ra_set_container_at_index(ra, i, c1, after);
 }
 
 bool codec_encode_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed, uint8_t **out, size_t *outlen)
@@ -757,14 +790,9 @@ bool codec_encode_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed,
         int32_t i = ra_get_index(ra, ca->keys[j]);
         if (i < 0) continue; /* emptied: gone */
         if (ra->typecodes[i] == SHARED_CONTAINER_TYPE_CODE) return codec_encode(bm, out, outlen);
-        uint8_t before, after;
-        void *c = ra_get_container_at_index(ra, (uint16_t)i, &before);
-        void *c1 = convert_run_optimize(c, before, &after); /* frees c when it converts */
-        ra_set_container_at_index(ra, i, c1, after);
+        run_optimize_at(ra, i);
     }
-    size_t roaring = roaring_bitmap_portable_size_in_bytes(bm), dense = dense_size(bm);
-    return dense < roaring ? encode_as(bm, true, dense, out, outlen)
-                           : encode_as(bm, false, roaring, out, outlen);
+    return encode_optimized(bm, out, outlen);
 }
 
 /* Run-optimizes the containers of bm with keys lo .. hi, as roaring_bitmap_run_optimize
@@ -775,13 +803,8 @@ static bool run_optimize_keys(roaring_bitmap_t *bm, uint32_t lo, uint32_t hi)
     roaring_array_t *ra = &bm->high_low_container;
     for (int32_t i = 0; i < ra->size; i++)
         if (ra->keys[i] >= lo && ra->keys[i] <= hi && ra->typecodes[i] == SHARED_CONTAINER_TYPE_CODE) return false;
-    for (int32_t i = 0; i < ra->size; i++) {
-        if (ra->keys[i] < lo || ra->keys[i] > hi) continue;
-        uint8_t before, after;
-        void *c = ra_get_container_at_index(ra, (uint16_t)i, &before);
-        void *c1 = convert_run_optimize(c, before, &after); /* frees c when it converts */
-        ra_set_container_at_index(ra, i, c1, after);
-    }
+    for (int32_t i = 0; i < ra->size; i++)
+        if (ra->keys[i] >= lo && ra->keys[i] <= hi) run_optimize_at(ra, i);
     return true;
 }
 
@@ -806,12 +829,8 @@ static bool container_pos(const uint8_t *buf, size_t len, const struct header *h
 /* The bitset container of bm at index i (NULL if it is another kind). */
 static const bitset_container_t *bitset_at(const roaring_array_t *ra, int32_t i)
 {
-    const void *c = ra->containers[i];
-    uint8_t type = ra->typecodes[i];
-    if (type == SHARED_CONTAINER_TYPE_CODE) {
-        type = ((const shared_container_t *)c)->typecode;
-        c = ((const shared_container_t *)c)->container;
-    }
+    uint8_t type;
+    const void *c = container_at(ra, i, &type);
     return type == BITSET_CONTAINER_TYPE_CODE ? c : NULL;
 }
 
@@ -873,10 +892,8 @@ bool codec_encode_patch_into(roaring_bitmap_t *bm, const uint8_t *old, size_t ol
     struct reader r = {.buf = old, .len = oldlen};
     struct dense d;
     if (!read_dense(&r, &d) || d.base != base8 * 8 || d.nraw != dense - head) return false;
-    /* raw bytes of keys lo .. hi (base is a multiple of 8, a key 65536 bits) */
-    int64_t from = ((int64_t)lo << 13) - (int64_t)base8, to = ((int64_t)(hi + 1) << 13) - (int64_t)base8;
-    if (from < 0) from = 0;
-    if (to > (int64_t)d.nraw) to = (int64_t)d.nraw;
+    int64_t from, to;
+    key_bytes(lo, hi, base8, d.nraw, &from, &to);
     memcpy(buf, old, dense);
     uint8_t *raw = buf + head;
     uint64_t was = 0, now = 0, want = 0;
@@ -950,9 +967,8 @@ roaring_bitmap_t *codec_patch_changes(const uint8_t *old, size_t oldlen, const u
         if (!read_dense(&r, &d)) return NULL;
         size_t head = len - d.nraw;
         if (now[0] != DENSE_TAG || memcmp(old, now, head) != 0) return NULL; /* not the same base */
-        int64_t from = ((int64_t)lo << 13) - (int64_t)(d.base / 8), to = ((int64_t)(hi + 1) << 13) - (int64_t)(d.base / 8);
-        if (from < 0) from = 0;
-        if (to > (int64_t)d.nraw) to = (int64_t)d.nraw;
+        int64_t from, to;
+        key_bytes(lo, hi, d.base / 8, d.nraw, &from, &to);
         if (!(out = roaring_bitmap_create())) return NULL;
         if (from < to) add_differences(out, old + head + from, now + head + from, (size_t)(to - from), d.base + 8 * (uint32_t)from);
         return out;
