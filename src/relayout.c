@@ -101,8 +101,8 @@ static bool rewrite_key(PGconn *pg, load_fn load, void *arg, const uint8_t *key,
     if (!exec_simple(pg, "BEGIN")) return false;
     switch (load(pg, arg, key, keylen, &bm)) {
     case LOAD_OK:
-        if (!chunks_cut(bm, CHUNK_BYTES, &cut)) log_error("msg=\"relayout: out of memory\"");
-        ok = cut.parts && write_cut(pg, key, keylen, &cut);
+        if (!(ok = chunks_cut(bm, CHUNK_BYTES, &cut))) log_error("msg=\"relayout: out of memory\"");
+        ok = ok && write_cut(pg, key, keylen, &cut);
         *done += ok;
         break;
     case LOAD_CORRUPT: (*skipped)++; /* fall through */

@@ -551,8 +551,10 @@ fail:
  * (bitmapd._cas_conflict, a serialization failure), which is retried as a conflict of
  * every group, so a group still commits all or nothing. Data-modifying CTEs always run
  * to completion. SQL_CAS then writes the chunk rows (`done`, `c`, `cput`, `cdel`:
- * docs/design.md, "Chunked rows"). */
-#define SQL_CAS_HEADS \
+ * docs/design.md, "Chunked rows"), and gives every head it writes its flips
+ * (set_flips: NULL but for a write that is the flips alone); a one-row head never has
+ * flips, so SQL_CAS_ROWS, which writes only those, leaves the column alone. */
+#define SQL_CAS_HEADS(set_flips) \
     " cur AS (SELECT b.key, b.version, b.chunked, b.xid" \
     "           FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k" \
     "          CROSS JOIN LATERAL (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked, x.xmin::text::int8 AS xid" \
@@ -561,7 +563,7 @@ fail:
     "          WHERE coalesce(cur.version, -1) <> v.ver)," \
     " upd AS (UPDATE bitmapd.bitmaps b" \
     "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes," \
-    "                version = b.version + v.inc, updated_at = now(), flips = v.flips" \
+    "                version = b.version + v.inc, updated_at = now()" set_flips \
     "           FROM v" \
     "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL" \
     "            AND v.grp NOT IN (SELECT grp FROM bad)" \
@@ -603,7 +605,7 @@ static const char SQL_CAS[] =
     "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int4[], $16::int8[],"
     "                                $17::bytea[])"
     "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, whole, dirxid, flips)),"
-    SQL_CAS_HEADS ","
+    SQL_CAS_HEADS(", flips = v.flips") ","
     " done AS (SELECT v.key, v.whole, octet_length(v.bits) = 0 AS chunked"
     "            FROM v LEFT JOIN cur ON cur.key = v.key"
     "           WHERE v.bits IS NOT NULL AND v.grp NOT IN (SELECT grp FROM bad)"
@@ -626,10 +628,10 @@ static const char SQL_CAS[] =
  * instead of leaving its chunk rows behind, and the store sends those keys' writes
  * through SQL_CAS from then on. */
 static const char SQL_CAS_ROWS[] =
-    "WITH v AS (SELECT *, NULL::bytea AS flips FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
+    "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
     "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[])"
     "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc)),"
-    SQL_CAS_HEADS
+    SQL_CAS_HEADS("")
     SQL_CAS_ANSWER("cur.chunked AND v.bits IS NOT NULL");
 
 /* The answer of the one-key statements, as SQL_CAS_ANSWER gives it: the key's group

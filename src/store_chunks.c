@@ -90,22 +90,21 @@ void store_chunks_seen(struct store_chunks *sc, const uint8_t *key, size_t len, 
 
 #define FLIPS_ROOM 1900 /* a head row's key and flips, bytes */
 
-/* The write of w as flips alone: the old flips with w's changes, when they stay within
- * flip_bytes. 1: planned; 0: too many flips (the chunks are written); -1: no memory. */
-static int plan_flips(const struct store_write *w, const struct chunk_part *old, size_t nold, uint32_t xid,
-                      const uint8_t *oflips, size_t oflen, size_t flip_bytes, struct cas_chunks *ch)
+/* The write as flips alone: f (the value's difference from its chunk rows after this
+ * write), when its encoding stays within flip_bytes. 1: planned; 0: too many flips (the
+ * chunks are written); -1: no memory. */
+static int plan_flips(roaring_bitmap_t *f, const struct chunk_part *old, size_t nold, uint32_t xid,
+                      size_t flip_bytes, struct cas_chunks *ch)
 {
-    roaring_bitmap_t *f = oflen ? codec_decode(oflips, oflen, NULL, 0) : roaring_bitmap_create();
     uint8_t *buf = NULL;
     size_t len = 0;
-    if (!f) return -1; /* the directory's copy of flips this instance wrote or checked */
-    roaring_bitmap_xor_inplace(f, (const roaring_bitmap_t *)w->changed);
-    int r = roaring_bitmap_is_empty(f)                ? 1  /* none: the chunks are the value again */
-            : codec_encoded_size(f) > flip_bytes      ? 0
-            : codec_encode(f, &buf, &len)             ? 1
-                                                      : -1;
-    roaring_bitmap_free(f);
-    if (r < 1) return r;
+    if (!roaring_bitmap_is_empty(f)) { /* else none: the chunks are the value again */
+        if (!codec_encode(f, &buf, &len)) return -1;
+        if (len > flip_bytes) {
+            free(buf);
+            return 0;
+        }
+    }
     if (!(ch->cut.parts = malloc((nold ? nold : 1) * sizeof(*ch->cut.parts)))) {
         free(buf);
         return -1;
@@ -121,20 +120,15 @@ static int plan_flips(const struct store_write *w, const struct chunk_part *old,
     return 1;
 }
 
-/* The container keys of the old flips, added to tlo .. thi: the chunks a write that
- * ends them must write again. False when they cannot be read (no memory). */
-static bool flips_range(const uint8_t *oflips, size_t oflen, uint32_t *tlo, uint32_t *thi)
+/* What the value of w differs in from the chunk rows of the version it was computed
+ * from: the old flips (oflips), with w's changes when it knows them; an empty bitmap for
+ * none. NULL when out of memory (or, never, if this instance's own copy of the flips
+ * did not decode). */
+static roaring_bitmap_t *value_flips(const struct store_write *w, const uint8_t *oflips, size_t oflen)
 {
-    if (!oflen) return true;
-    roaring_bitmap_t *f = codec_decode(oflips, oflen, NULL, 0);
-    if (!f) return false;
-    if (!roaring_bitmap_is_empty(f)) {
-        uint32_t lo = roaring_bitmap_minimum(f) >> 16, hi = roaring_bitmap_maximum(f) >> 16;
-        if (lo < *tlo) *tlo = lo;
-        if (hi > *thi) *thi = hi;
-    }
-    roaring_bitmap_free(f);
-    return true;
+    roaring_bitmap_t *f = oflen ? codec_decode(oflips, oflen, NULL, 0) : roaring_bitmap_create();
+    if (f && w->changed) roaring_bitmap_xor_inplace(f, (const roaring_bitmap_t *)w->changed);
+    return f;
 }
 
 bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, size_t max_bytes, size_t flip_bytes,
@@ -145,23 +139,26 @@ bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, siz
     const uint8_t *oflips = NULL;
     size_t nold = 0, oflen = 0, i = 0, j = 0;
     uint32_t xid = 0, tlo = w->tlo, thi = w->thi;
-
-    if (!w->absent) old = chunk_dirs_get(sc->dirs, w->key, w->keylen, w->version, &xid, &nold, &oflips, &oflen);
     /* the head row stays under PostgreSQL's TOAST threshold (about 2,032 bytes with its
      * other columns) whatever its key's length */
-    if (flip_bytes > FLIPS_ROOM - (w->keylen < FLIPS_ROOM ? w->keylen : FLIPS_ROOM))
-        flip_bytes = FLIPS_ROOM - (w->keylen < FLIPS_ROOM ? w->keylen : FLIPS_ROOM);
-    if (old && w->changed && flip_bytes) {
-        int r = plan_flips(w, old, nold, xid, oflips, oflen, flip_bytes, ch);
+    size_t room = w->keylen < FLIPS_ROOM ? FLIPS_ROOM - w->keylen : 0;
+
+    if (flip_bytes > room) flip_bytes = room;
+    if (!w->absent) old = chunk_dirs_get(sc->dirs, w->key, w->keylen, w->version, &xid, &nold, &oflips, &oflen);
+    if (old) {
+        roaring_bitmap_t *f = value_flips(w, oflips, oflen);
+        int r = !f ? -1 : w->changed && flip_bytes ? plan_flips(f, old, nold, xid, flip_bytes, ch) : 0;
+        /* else the chunks differ from their rows where f has members: those are written */
+        if (!r && !roaring_bitmap_is_empty(f)) {
+            uint32_t flo = roaring_bitmap_minimum(f) >> 16, fhi = roaring_bitmap_maximum(f) >> 16;
+            if (flo < tlo) tlo = flo;
+            if (fhi > thi) thi = fhi;
+        }
+        if (f) roaring_bitmap_free(f);
         if (r) return r > 0;
     }
     roaring_bitmap_t *bm = w->bm ? w->bm : codec_decode(w->bits, w->len, why, sizeof(why));
     if (!bm) return false; /* the writer's own encoding: it validated it */
-    /* the chunks differ from their rows where this write or the old flips changed them */
-    if (old && !flips_range(oflips, oflen, &tlo, &thi)) {
-        if (bm != w->bm) roaring_bitmap_free(bm);
-        return false;
-    }
     bool ok = bm != w->bm   ? chunks_cut(bm, max_bytes, &ch->cut)
               : w->narrow ? chunks_cut_since(bm, max_bytes, old, nold, tlo, thi, &ch->cut)
                           : chunks_cut_optimized(bm, max_bytes, &ch->cut);

@@ -1303,6 +1303,7 @@ static int mode_check(int argc, char **argv)
         free(keys.v[i].name);
         free(keys.v[i].ops);
         free(keys.v[i].bits);
+        free(keys.v[i].flips);
         free(keys.v[i].sql.v);
     }
     free(keys.v);
