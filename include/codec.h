@@ -97,6 +97,15 @@ bool codec_encode_roaring(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen) W
  * bm in place, as codec_encode does. */
 size_t codec_encoded_size(roaring_bitmap_t *bm);
 
+/* The length of bm's dense encoding (from its minimum and maximum only). bm may be a
+ * view borrowing another bitmap's containers. */
+size_t codec_dense_size(const roaring_bitmap_t *bm);
+
+/* Writes the dense encoding of bm into buf[0..size), size = codec_dense_size(bm),
+ * and validates it (members and cardinality); false if it does not come out so. For
+ * the chunk rows, whose buffer the caller lays out. */
+bool codec_write_dense(const roaring_bitmap_t *bm, uint8_t *buf, size_t size) WUR;
+
 /* Is v a member of the encoded bitmap buf[0..len)? Reads the header and the one
  * container (or raw byte) that can hold v, without decoding the rest: for reads of one
  * bit of a cached big value, whose bytes were checked when they were cached. Every

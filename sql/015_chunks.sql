@@ -6,7 +6,7 @@
 --
 -- bitmapd.value(key, bits) is bits itself for a one-row bitmap (an inlined CASE: no
 -- cost), and for a chunked one (bits is empty) the Roaring portable serialization of
--- all its chunks: their containers in key order, with one header, runs kept (cookie
+-- all its chunks (each in bitmapd's encoding, portable or dense, whichever is smaller): their containers in key order, with one header, runs kept (cookie
 -- 12347 when a container is a run). It checks that every container lies inside its
 -- chunk's range and that chunks do not overlap, and raises 22P03 otherwise.
 --
@@ -45,7 +45,7 @@ BEGIN
            min(CASE WHEN x.key < ch.lo OR x.key >= ch.hi OR x.kind = 'd'
                     THEN format('chunk %s..%s holds container %s', ch.lo, ch.hi, x.key) END)
       INTO ks, cards, kinds, payloads, outside
-      FROM (SELECT c.lo, c.hi, c.bits || ''::bytea AS b FROM bitmapd.chunks c WHERE c.key = k) ch
+      FROM (SELECT c.lo, c.hi, bitmapd.to_roaring(c.bits) AS b FROM bitmapd.chunks c WHERE c.key = k) ch
      CROSS JOIN LATERAL bitmapd.containers(ch.b) x;
     SELECT min(format('chunks %s and %s overlap', prev_lo, lo)) INTO overlap
       FROM (SELECT lo, lag(lo) OVER w AS prev_lo, lag(hi) OVER w AS prev_hi

@@ -94,6 +94,19 @@ static void cut_range(struct cutter *ct, uint32_t lo, uint32_t hi, int32_t a, in
     cut_range(ct, mid, hi, m, b);
 }
 
+/* Containers [a, b) of bm as a bitmap of their own, borrowed (never freed). */
+static roaring_bitmap_t part_view(const roaring_bitmap_t *bm, int32_t a, int32_t b)
+{
+    const roaring_array_t *ra = &bm->high_low_container;
+    roaring_bitmap_t view = *bm;
+    view.high_low_container.size = b - a;
+    view.high_low_container.allocation_size = b - a;
+    view.high_low_container.containers = ra->containers + a;
+    view.high_low_container.keys = ra->keys + a;
+    view.high_low_container.typecodes = ra->typecodes + a;
+    return view;
+}
+
 bool chunks_cut(roaring_bitmap_t *bm, size_t max_bytes, struct chunk_cut *out)
 {
     roaring_bitmap_run_optimize(bm);
@@ -124,7 +137,7 @@ bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct
     const roaring_array_t *ra = &bm->high_low_container;
     struct cutter ct = {.ra = ra, .max_bytes = max_bytes};
     size_t total = 0;
-    bool ok = false, *reused = NULL;
+    bool ok = false, *reused = NULL, *dense = NULL;
 
     *out = (struct chunk_cut){0};
     int32_t nc = ra->size;
@@ -140,10 +153,16 @@ bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct
         ct.rsum[i + 1] = ct.rsum[i] + run;
     }
     cut_range(&ct, 0, CHUNK_KEYS, 0, nc);
-    if (!(reused = calloc(ct.n + 1, sizeof(*reused)))) goto done;
+    if (!(reused = calloc(ct.n + 1, sizeof(*reused))) || !(dense = calloc(ct.n + 1, sizeof(*dense)))) goto done;
     for (size_t j = 0; j < ct.n; j++) {
         struct chunk_part *cp = &ct.parts[j];
         const struct chunk_part *was;
+        roaring_bitmap_t view = part_view(bm, (int32_t)cp->cardinality, (int32_t)cp->checksum);
+        size_t dlen = codec_dense_size(&view);
+        if (dlen < cp->len) { /* bitmapd's rule for a whole value, per chunk: dense when smaller */
+            dense[j] = true;
+            cp->len = dlen;
+        }
         if (tlo <= thi && (cp->hi <= tlo || cp->lo > thi) &&
             (was = same_part(old, nold, cp->lo, cp->hi, cp->len)) != NULL) {
             /* untouched since old was cut: the same containers, so the same bytes */
@@ -161,20 +180,15 @@ bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct
     for (size_t j = 0; j < ct.n; j++) {
         if (reused[j]) continue;
         struct chunk_part *cp = &ct.parts[j];
-        int32_t a = (int32_t)cp->cardinality, b = (int32_t)cp->checksum;
-        roaring_bitmap_t view = *bm; /* containers a .. b-1, borrowed */
-        view.high_low_container.size = b - a;
-        view.high_low_container.allocation_size = b - a;
-        view.high_low_container.containers = ra->containers + a;
-        view.high_low_container.keys = ra->keys + a;
-        view.high_low_container.typecodes = ra->typecodes + a;
-        size_t len = roaring_bitmap_portable_serialize(&view, (char *)p);
-        if (len != cp->len) goto done; /* our size arithmetic and CRoaring disagree */
+        roaring_bitmap_t view = part_view(bm, (int32_t)cp->cardinality, (int32_t)cp->checksum);
+        if (dense[j] ? !codec_write_dense(&view, p, cp->len)
+                     : roaring_bitmap_portable_serialize(&view, (char *)p) != cp->len)
+            goto done; /* our size arithmetic and CRoaring disagree */
         cp->bits = p;
         cp->cardinality = (int64_t)roaring_bitmap_get_cardinality(&view);
-        cp->checksum = codec_crc32c(p, len);
-        cp->hash = chunk_hash(p, len);
-        p += len;
+        cp->checksum = codec_crc32c(p, cp->len);
+        cp->hash = chunk_hash(p, cp->len);
+        p += cp->len;
     }
     out->parts = ct.parts;
     out->n = ct.n;
@@ -182,6 +196,7 @@ bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct
     ok = true;
 done:
     free(reused);
+    free(dense);
     free(ct.psum);
     free(ct.rsum);
     free(ct.parts);

@@ -759,6 +759,19 @@ size_t codec_encoded_size(roaring_bitmap_t *bm)
     return dense < roaring ? dense : roaring;
 }
 
+size_t codec_dense_size(const roaring_bitmap_t *bm)
+{
+    return dense_size(bm);
+}
+
+bool codec_write_dense(const roaring_bitmap_t *bm, uint8_t *buf, size_t size)
+{
+    struct parsed p;
+    memset(buf, 0, size);
+    return size == dense_size(bm) && size <= CODEC_MAX_BYTES && write_dense(bm, buf, size) &&
+           validate(buf, size, &p, NULL, 0) && p.is_dense && p.card == roaring_bitmap_get_cardinality(bm);
+}
+
 /* The smaller encoding of a run-optimized bm (dense only when strictly smaller). */
 static bool encode_optimized(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)
 {

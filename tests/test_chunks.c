@@ -107,6 +107,38 @@ static void test_round_trips(void **state)
     roaring_bitmap_free(top);
 }
 
+/* Each chunk takes bitmapd's smaller encoding: a notice's readers (random users of
+ * 0 … 99,999, 10% and 90% of them) are two chunks, each dense where raw bits are
+ * smaller than Roaring's containers, about the 12,500 bytes of the raw bits in all;
+ * a sparse chunk stays Roaring. */
+static void test_dense_chunks(void **state)
+{
+    (void)state;
+    for (int pct = 10; pct <= 90; pct += 80) {
+        roaring_bitmap_t *bm = roaring_bitmap_create();
+        for (uint32_t u = 0; u < 100000; u++)
+            if (rng32() % 100 < (uint32_t)pct) roaring_bitmap_add(bm, u);
+        struct chunk_cut cut;
+        assert_true(chunks_cut(bm, CHUNK_BYTES, &cut));
+        assert_int_equal(cut.n, 2);
+        size_t total = 0;
+        for (size_t i = 0; i < cut.n; i++) {
+            assert_int_equal(cut.parts[i].bits[0], 0xB1); /* the dense tag */
+            total += cut.parts[i].len;
+        }
+        assert_true(total <= 100000 / 8 + 16);
+        chunks_cut_free(&cut);
+        assert_int_equal(round_trip(bm), 2);
+        roaring_bitmap_free(bm);
+    }
+    roaring_bitmap_t *sparse = random_bitmap(3000, 4294967296ULL, 0);
+    struct chunk_cut cut;
+    assert_true(chunks_cut(sparse, CHUNK_BYTES, &cut));
+    for (size_t i = 0; i < cut.n; i++) assert_int_not_equal(cut.parts[i].bits[0], 0xB1);
+    chunks_cut_free(&cut);
+    roaring_bitmap_free(sparse);
+}
+
 /* The same members, built differently (a run container, or not), cut into the same
  * bytes; and a one-member change touches one chunk. */
 static void test_deterministic_and_local(void **state)
@@ -303,6 +335,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trips),
+        cmocka_unit_test(test_dense_chunks),
         cmocka_unit_test(test_deterministic_and_local),
         cmocka_unit_test(test_join_refuses),
         cmocka_unit_test(test_directories),
