@@ -39,7 +39,8 @@
 #
 # Keys used in bitmapd's database: checkin:{10000000+i} and checkin:{11000000+i},
 # message:push|read:{20000000+i}, group:{9000000000+g}:msg:{…}, group members
-# 30000000+…, notice:{4000000000+i}:*, notice:audience:65000, notice:user:{0…n-1}:read.
+# 30000000+…, notice:{4000000000+i}:*, notice:audience:65000, notice:{4100000000+i}:*,
+# notice:audience:65001.
 # They are left in place (loads are idempotent; the notice keys are emptied
 # through RESP DEL before they are loaded again).
 #
@@ -55,6 +56,8 @@
 #   BENCH_STORAGE_NOTICE_USERS [100000]   users of the notice workload
 #   BENCH_STORAGE_NOTICE_SHARES ["10 90 100 10 90 10 90 10 90"]  percent of the users that read
 #                                         each notice, in order
+#   BENCH_STORAGE_NOTICE_MANY [1000]      notices of the audience with many notices (0: skip it) …
+#   BENCH_STORAGE_NOTICE_MANY_READERS [1000]  … each read by this many of the users
 #   BENCH_STORAGE_SEED [1]                random seed of the generated data
 #   BENCH_STORAGE_STEP_TIMEOUT [300]      seconds any one load may take
 set -euo pipefail
@@ -93,6 +96,8 @@ GROUPS_N=${BENCH_STORAGE_GROUPS:-10}
 GROUP_MSGS=${BENCH_STORAGE_GROUP_MESSAGES:-300}
 NOTICE_USERS=${BENCH_STORAGE_NOTICE_USERS:-100000}
 NOTICE_SHARES=${BENCH_STORAGE_NOTICE_SHARES:-10 90 100 10 90 10 90 10 90}
+NOTICE_MANY=${BENCH_STORAGE_NOTICE_MANY:-1000}
+NOTICE_MANY_READERS=${BENCH_STORAGE_NOTICE_MANY_READERS:-1000}
 SEED=${BENCH_STORAGE_SEED:-1}
 STEP_TIMEOUT=${BENCH_STORAGE_STEP_TIMEOUT:-300}
 num BENCH_STORAGE_CHECKIN_USERS "$CI_USERS" 1 1000000
@@ -407,6 +412,98 @@ fi
 # --- notices (seed 004) ------------------------------------------------------------------------
 
 if [[ " $WORKLOADS " == *" notice "* ]]; then
+  # notice_load NBASE AUD EVENTS LABEL: empties what an earlier run left of the
+  # notices in EVENTS ("nid uid", sorted), creates them through HTTP (readers as
+  # preread), loads them into Redis, and measures. Sets NL_BM (the copy of the
+  # notices' rows and the audience index), NL_RD (sum of MEMORY USAGE), NL_RW (the
+  # row table), NL_OWN (sum of the readers bitmaps' bytes), NL_USED (Redis
+  # used_memory growth), NL_N (notices).
+  notice_load() {
+    local nbase=$1 aud=$2 ev=$3 label=$4 each=${5:-} nn own_sql stale nid readers st f k prev_bm prev_rw m0 m1 rw
+    nn=$(awk '{print $1}' "$ev" | sort -u | wc -l)
+    own_sql() { # the keys of notices nbase … nbase+$1-1 and the index
+      echo "SELECT convert_to('notice:' || n || ':' || p, 'UTF8') AS k
+        FROM generate_series($nbase::bigint, $nbase::bigint + $1 - 1) n, unnest(ARRAY['audiences', 'readers']) p
+      UNION ALL SELECT convert_to('notice:audience:$aud', 'UTF8')"
+    }
+    stale=$(sql -c "SELECT convert_from(b.key, 'UTF8') FROM ($(own_sql "$nn")) s JOIN bitmapd.bitmaps b ON b.key = s.k
+                     WHERE b.cardinality > 0")
+    if [[ -n $stale ]]; then
+      log "$label: emptying the $(wc -l <<<"$stale") notice keys an earlier run left (RESP DEL)"
+      awk '{ k[++n] = $0 } n == 1000 { printf "DEL"; for (i = 1; i <= n; i++) printf " %s", k[i]; print ""; n = 0 }
+           END { if (n) { printf "DEL"; for (i = 1; i <= n; i++) printf " %s", k[i]; print "" } }' <<<"$stale" |
+        timeout "$STEP_TIMEOUT" redis-cli -p "$BENCH_RESP_PORT" >"$W/del.out"
+      ! grep -qv '^[0-9]*$' "$W/del.out" || die "emptying the notice keys: $(grep -v '^[0-9]*$' "$W/del.out" | head -n 3)"
+    fi
+    rm -rf -- "$W/notice"
+    mkdir -p -- "$W/notice"
+    awk -f "$GEN" -v mode=notice_bodies -v dir="$W/notice" -v aud="$aud" <"$ev" >"$W/notice.files"
+    rcli FLUSHALL >/dev/null
+    awk -f "$GEN" -v mode=notice_redis -v aud="$aud" <"$ev" >"$W/notice.redis"
+    if [[ -n $each ]]; then # one notice at a time, each measured
+      NL_EACH_BM=() NL_EACH_RD=() NL_EACH_RW=() NL_EACH_OWN=()
+      read -r _ _ _ prev_bm < <(bitmapd_copy "$(own_sql 0) WHERE false")
+      sql -c "CREATE TABLE storage_bench.notice_rows (notice_id bigint NOT NULL, user_id bigint NOT NULL,
+                read_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (notice_id, user_id))"
+      prev_rw=$(sql -c "VACUUM storage_bench.notice_rows" -c "SELECT storage_bench.bytes('storage_bench.notice_rows')")
+      k=0
+      while read -r f; do
+        nid=$((nbase + k))
+        st=$(timeout "$STEP_TIMEOUT" curl -s -o "$W/notice.out" -w '%{http_code}' -XPOST -H 'Content-Type: application/json' \
+          --data-binary "@$f" "$BENCH_HTTP/v1/notices" || true)
+        [[ $st == 201 ]] || die "$label: creating notice $nid: $st $(head -c 300 "$W/notice.out" 2>/dev/null)"
+        read -r _ _ _ NL_BM < <(bitmapd_copy "$(own_sql $((k + 1)))")
+        NL_EACH_BM[k]=$((NL_BM - prev_bm))
+        prev_bm=$NL_BM
+        NL_EACH_OWN[k]=$(sql -c "SELECT bitmapd.value_bytes(key, bits) FROM bitmapd.bitmaps WHERE key = convert_to('notice:$nid:readers', 'UTF8')")
+        awk -v n="$nid" '$1 == n' "$ev" >"$W/notice.rows"
+        awk -f "$GEN" -v mode=notice_redis -v aud="$aud" <"$W/notice.rows" >"$W/notice.one"
+        pipe "$BENCH_REDIS_PORT" "$W/notice.one" "notice $nid into Redis"
+        NL_EACH_RD[k]=$(rcli MEMORY USAGE "notice:$aud:$nid")
+        rw=$(sql -c "\\copy storage_bench.notice_rows (notice_id, user_id) FROM '$W/notice.rows' WITH (DELIMITER ' ')" \
+          -c "VACUUM (ANALYZE) storage_bench.notice_rows" -c "SELECT storage_bench.bytes('storage_bench.notice_rows')")
+        NL_EACH_RW[k]=$((rw - prev_rw))
+        prev_rw=$rw
+        k=$((k + 1))
+      done <"$W/notice.files"
+      sql -c "DROP TABLE storage_bench.notice_rows"
+    else # all at once, measured together
+      : >"$W/notice.cfg"
+      while read -r f; do
+        printf 'url = "%s/v1/notices"\nrequest = "POST"\nheader = "Content-Type: application/json"\ndata-binary = "@%s"\noutput = "/dev/null"\nwrite-out = "%%{http_code}\\n"\n' \
+          "$BENCH_HTTP" "$f" >>"$W/notice.cfg"
+        echo next >>"$W/notice.cfg"
+      done <"$W/notice.files"
+      sed -i '$d' "$W/notice.cfg" # no "next" after the last entry
+      timeout "$STEP_TIMEOUT" curl -s -K "$W/notice.cfg" >"$W/notice.codes" || true
+      [[ $(grep -c '^201$' "$W/notice.codes") == "$nn" ]] ||
+        die "$label: creating $nn notices answered $(sort "$W/notice.codes" | uniq -c | tr '\n' ' ')"
+      read -r _ _ _ NL_BM < <(bitmapd_copy "$(own_sql "$nn")")
+      NL_OWN=$(sql -c "SELECT sum(bitmapd.value_bytes(b.key, b.bits)) FROM ($(own_sql "$nn")) s JOIN bitmapd.bitmaps b ON b.key = s.k
+                        WHERE convert_from(b.key, 'UTF8') LIKE '%:readers'")
+      m0=$(redis_used)
+      pipe "$BENCH_REDIS_PORT" "$W/notice.redis" "$label into Redis"
+      m1=$(redis_used)
+      NL_USED=$((m1 - m0))
+      NL_RD=$(for ((nid = nbase; nid < nbase + nn; nid++)); do echo "MEMORY USAGE notice:$aud:$nid"; done |
+        redis-cli -p "$BENCH_REDIS_PORT" | awk '{ s += $1 } END { printf "%.0f", s }')
+      read -r _ NL_RW < <(rows_table notice_rows "notice_id bigint NOT NULL, user_id bigint NOT NULL,
+        read_at timestamptz NOT NULL DEFAULT now()" "$ev" "notice_id, user_id" "ADD PRIMARY KEY (notice_id, user_id)")
+    fi
+    for nid in $nbase $((nbase + nn - 1)); do # the first and the last notice, checked
+      readers=$(awk -v n="$nid" '$1 == n' "$ev" | wc -l)
+      st=$(curl -sf "$BENCH_HTTP/v1/notices/$nid/stats" | jq -r .readers)
+      [[ $st == "$readers" ]] || die "$label: notice $nid: stats say $st readers, expected $readers"
+    done
+    NL_N=$nn
+    rcli FLUSHALL >/dev/null
+  }
+
+  # (a) notices read by 10%, 90%, 100% of the users, created one after the other in
+  # one audience. After each, a copy of the rows of the notices so far (and the
+  # index) is measured: its growth is that notice's cost. The first notice also pays
+  # the first pages of every table and index, so it is reported apart; the others
+  # are averaged per share.
   N_BASE=4000000000
   AUD=65000
   read -ra SHARES <<<"$NOTICE_SHARES"
@@ -415,80 +512,44 @@ if [[ " $WORKLOADS " == *" notice "* ]]; then
   awk -f "$GEN" -v mode=notice_events -v n="$NOTICE_USERS" -v nbase=$N_BASE -v shares="$NOTICE_SHARES" \
     -v seed="$SEED" >"$ev"
   log "notices: $(thousands "$NOTICE_USERS") users, $NN notices read by ${NOTICE_SHARES// /%, }%"
-  # The keys of this workload: the notices' own rows and the audience index, and
-  # the users' read rows. Rows an earlier run left are emptied through the service
-  # (RESP DEL empties a row and keeps it); empty user rows are not counted.
-  OWN_SQL="SELECT convert_to('notice:' || n || ':' || p, 'UTF8') AS k
-      FROM generate_series($N_BASE::bigint, $N_BASE::bigint + $NN - 1) n, unnest(ARRAY['audiences', 'readers', 'preread']) p
-    UNION ALL SELECT convert_to('notice:audience:$AUD', 'UTF8')"
-  USERS_SQL="SELECT b.key AS k FROM ($(keys_of notice:user: 0 "$NOTICE_USERS" :read)) s
-      JOIN bitmapd.bitmaps b ON b.key = s.k WHERE b.cardinality > 0"
-  stale=$(sql -c "SELECT convert_from(k, 'UTF8') FROM (SELECT b.key AS k FROM ($OWN_SQL) s
-                    JOIN bitmapd.bitmaps b ON b.key = s.k WHERE b.cardinality > 0 UNION ALL $USERS_SQL) t")
-  if [[ -n $stale ]]; then
-    log "emptying the $(wc -l <<<"$stale") notice keys an earlier run left (RESP DEL)"
-    awk '{ k[++n] = $0 } n == 1000 { printf "DEL"; for (i = 1; i <= n; i++) printf " %s", k[i]; print ""; n = 0 }
-         END { if (n) { printf "DEL"; for (i = 1; i <= n; i++) printf " %s", k[i]; print "" } }' <<<"$stale" |
-      timeout "$STEP_TIMEOUT" redis-cli -p "$BENCH_RESP_PORT" >"$W/del.out"
-    ! grep -qv '^[0-9]*$' "$W/del.out" || die "emptying the notice keys: $(grep -v '^[0-9]*$' "$W/del.out" | head -n 3)"
-  fi
-  mkdir -p -- "$W/notice"
-  awk -f "$GEN" -v mode=notice_bodies -v dir="$W/notice" -v aud=$AUD <"$ev" >/dev/null
-  read -r _ _ _ prev_bm < <(bitmapd_copy "SELECT k FROM ($OWN_SQL) s WHERE false")
-  prev_users=0 prev_bits=0
-  steady_n=0 steady_bm=0 steady_rd=0 steady_rw=0 steady_bits=0 steady_own=0 steady_what=""
-  rcli FLUSHALL >/dev/null
-  sql -c "CREATE TABLE storage_bench.notice_rows (notice_id bigint NOT NULL, user_id bigint NOT NULL,
-            read_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (notice_id, user_id))"
-  prev_rw=$(sql -c "VACUUM storage_bench.notice_rows" -c "SELECT storage_bench.bytes('storage_bench.notice_rows')")
-  for ((i = 0; i < NN; i++)); do
-    nid=$((N_BASE + i))
-    awk -v n=$nid '$1 == n' "$ev" >"$W/notice.rows"
-    readers=$(wc -l <"$W/notice.rows")
-    code=$(timeout "$STEP_TIMEOUT" curl -s -o "$W/notice.out" -w '%{http_code}' -XPOST -H 'Content-Type: application/json' \
-      --data-binary "@$W/notice/notice-$nid.json" "$BENCH_HTTP/v1/notices" || true)
-    [[ $code == 201 ]] || die "creating notice $nid: $code $(head -c 300 "$W/notice.out" 2>/dev/null)"
-    read -r st_readers st_pending < <(curl -sf "$BENCH_HTTP/v1/notices/$nid/stats" | jq -r '"\(.readers) \(.preread_pending)"')
-    [[ "$st_readers $st_pending" == "$readers 0" ]] ||
-      die "notice $nid: stats say $st_readers readers, $st_pending pending; expected $readers, 0"
-    read -r bm_rows bm_bits bm_card bm_size < <(bitmapd_copy "$OWN_SQL UNION ALL $USERS_SQL")
-    users=$(sql -c "SELECT count(*) FROM ($USERS_SQL) s")
-    own=$(sql -c "SELECT bitmapd.value_bytes(key, bits) FROM bitmapd.bitmaps WHERE key = convert_to('notice:$nid:readers', 'UTF8')")
-    awk -f "$GEN" -v mode=notice_redis -v aud=$AUD <"$W/notice.rows" >"$W/notice.redis"
-    m0=$(redis_used)
-    pipe "$BENCH_REDIS_PORT" "$W/notice.redis" "notice $nid into Redis"
-    m1=$(redis_used)
-    r_usage=$(rcli MEMORY USAGE "notice:$AUD:$nid")
-    rw_size=$(sql -c "\\copy storage_bench.notice_rows (notice_id, user_id) FROM '$W/notice.rows' WITH (DELIMITER ' ')" \
-      -c "VACUUM (ANALYZE) storage_bench.notice_rows" -c "SELECT storage_bench.bytes('storage_bench.notice_rows')")
-    if ((users > prev_users)); then
-      result "notice (004) read by ${SHARES[$i]}% of $(thousands "$NOTICE_USERS") users: notice $((i + 1)), $(thousands $((users - prev_users))) new read rows" \
-        "notice" "$((bm_size - prev_bm))" "$r_usage" "$((rw_size - prev_rw))"
-    else # every reader had a read row: summed, reported as a mean (one notice is a page or two)
-      steady_n=$((steady_n + 1)) steady_bm=$((steady_bm + bm_size - prev_bm))
-      steady_rd=$((steady_rd + r_usage)) steady_rw=$((steady_rw + rw_size - prev_rw))
-      steady_bits=$((steady_bits + bm_bits - prev_bits)) steady_own=$((steady_own + own))
-      steady_what+="${steady_what:+, }$((i + 1)) (${SHARES[$i]}%)"
-    fi
-    DETAILS+=("| notice $((i + 1)), ${SHARES[$i]}% | $(thousands "$readers") readers, $(thousands $((users - prev_users))) of them without a read row before | its readers bitmap: $(thousands "$own") B; the copy grew by $(thousands $((bm_size - prev_bm))) B, the bits by $(thousands $((bm_bits - prev_bits))) B; now $(thousands "$bm_rows") rows ($(thousands "$users") users' read rows) | 1 key; \`used_memory\` +$(thousands $((m1 - m0))) B | $(thousands "$readers") rows |")
-    log "notice $((i + 1)): $(thousands "$readers") readers, $(thousands $((users - prev_users))) new read rows"
-    prev_bm=$bm_size
-    prev_rw=$rw_size
-    prev_users=$users
-    prev_bits=$bm_bits
+  notice_load "$N_BASE" "$AUD" "$ev" "$NN notices" each
+  declare -A S_N=() S_BM=() S_RD=() S_RW=() S_OWN=()
+  for ((i = 1; i < NN; i++)); do
+    sh=${SHARES[$i]}
+    S_N[$sh]=$((${S_N[$sh]:-0} + 1)) S_BM[$sh]=$((${S_BM[$sh]:-0} + NL_EACH_BM[i]))
+    S_RD[$sh]=$((${S_RD[$sh]:-0} + NL_EACH_RD[i])) S_RW[$sh]=$((${S_RW[$sh]:-0} + NL_EACH_RW[i]))
+    S_OWN[$sh]=$((${S_OWN[$sh]:-0} + NL_EACH_OWN[i]))
   done
-  if ((steady_n > 0)); then
-    result "notice (004), $(thousands "$NOTICE_USERS") users, once every reader has a read row: mean of notices $steady_what" \
-      "notice" "$(per "$steady_bm" "$steady_n")" "$(per "$steady_rd" "$steady_n")" "$(per "$steady_rw" "$steady_n")"
-    STEADY_NOTE="- Notices $steady_what, whose readers all had a read row: the bits grew by $(thousands "$(per "$steady_bits" "$steady_n")") B a notice on average: its readers bitmap ($(thousands "$(per "$steady_own" "$steady_n")") B) and its readers' rows, which hold raw bits from the first notice id the user read to the last, read or not: a row grows by a byte every 8 notice ids it comes to span. Rows are 8-byte aligned and tables grow by 8 KB pages, so the tables grow in steps (see each notice's growth in the details); over many notices they follow the bits."
-  fi
+  result "notice (004) read by ${SHARES[0]}% of $(thousands "$NOTICE_USERS") users: the first notice (with the first pages of every table)" \
+    "notice" "${NL_EACH_BM[0]}" "${NL_EACH_RD[0]}" "${NL_EACH_RW[0]}"
+  DETAILS+=("| notice 1, ${SHARES[0]}% | $(thousands $((NOTICE_USERS * SHARES[0] / 100))) readers | its readers bitmap: $(thousands "${NL_EACH_OWN[0]}") B; the copy grew by $(thousands "${NL_EACH_BM[0]}") B | 1 key | $(thousands $((NOTICE_USERS * SHARES[0] / 100))) rows |")
+  for sh in $(printf '%s\n' "${!S_N[@]}" | sort -n); do
+    n=${S_N[$sh]}
+    result "notice (004) read by $sh% of $(thousands "$NOTICE_USERS") users (mean of $n)" "notice" \
+      "$(per "${S_BM[$sh]}" "$n")" "$(per "${S_RD[$sh]}" "$n")" "$(per "${S_RW[$sh]}" "$n")"
+    DETAILS+=("| $n notices of $sh% | $(thousands $((NOTICE_USERS * sh / 100))) readers each | readers bitmaps: $(thousands "$(per "${S_OWN[$sh]}" "$n")") B a notice; the copy grew by $(thousands "$(per "${S_BM[$sh]}" "$n")") B a notice | $n keys | $(thousands $((NOTICE_USERS * sh / 100))) rows each |")
+  done
   LOADED+=("- **notices (seed 004)**: users 0 … $(thousands $((NOTICE_USERS - 1))), notices $N_BASE + i in audience $AUD, read by" \
     "  exactly ${NOTICE_SHARES// /%, }% of the users (chosen at random, independently per notice), in that order." \
-    "  bitmapd: one \`POST /v1/notices\` with the readers as \`preread\` (the notice's rows, the audience index and" \
-    "  a read row per user who ever read a notice, docs/notices.md); each figure is the growth of a copy of all" \
-    "  these rows. Redis: \`SETBIT notice:{platform}:{id} {user} 1\`. Rows: \`(notice_id, user_id bigint," \
-    "  read_at timestamptz, PRIMARY KEY (notice_id, user_id))\`, one per reader, the growth of that table.")
-  rcli FLUSHALL >/dev/null
+    "  bitmapd: one \`POST /v1/notices\` per notice with the readers as \`preread\`: the notice's rows and the" \
+    "  audience index (docs/notices.md: nothing is kept per user); after each notice, a copy of the rows of the" \
+    "  notices so far and the index is measured, and its growth is the notice's figure. Redis:" \
+    "  \`SETBIT notice:{platform}:{id} {user} 1\`, \`MEMORY USAGE\` of the notice's key. Rows: \`(notice_id, user_id" \
+    "  bigint, read_at timestamptz, PRIMARY KEY (notice_id, user_id))\`, one per reader, the growth of that table.")
+
+  # (b) an audience with many notices, each read by a few of the users
+  if ((NOTICE_MANY > 0)); then
+    M_BASE=4100000000
+    awk -f "$GEN" -v mode=notice_many -v n="$NOTICE_USERS" -v nbase=$M_BASE -v count="$NOTICE_MANY" \
+      -v readers="$NOTICE_MANY_READERS" -v seed="$SEED" | sort -n -k1,1 -k2,2 >"$W/notice.many"
+    log "notices: $(thousands "$NOTICE_MANY") notices in one audience, each read by $(thousands "$NOTICE_MANY_READERS") users"
+    notice_load "$M_BASE" 65001 "$W/notice.many" "$NOTICE_MANY notices"
+    result "notice (004): an audience of $(thousands "$NOTICE_MANY") notices, each read by $(thousands "$NOTICE_MANY_READERS") of $(thousands "$NOTICE_USERS") users" \
+      "notice" "$(per "$NL_BM" "$NL_N")" "$(per "$NL_RD" "$NL_N")" "$(per "$NL_RW" "$NL_N")"
+    DETAILS+=("| $(thousands "$NOTICE_MANY") notices | $(thousands $((NOTICE_MANY * NOTICE_MANY_READERS))) reads | readers bitmaps: $(thousands "$(per "$NL_OWN" "$NL_N")") B a notice; the copy of all the notices' rows and the index: $(thousands "$NL_BM") B | $(thousands "$NL_N") keys; \`used_memory\` +$(thousands "$(per "$NL_USED" "$NL_N")") B a notice | $(thousands $((NOTICE_MANY * NOTICE_MANY_READERS))) rows |")
+    LOADED+=("- **an audience of $(thousands "$NOTICE_MANY") notices (seed 004)**: notices $M_BASE + i in audience 65001, each read" \
+      "  by $(thousands "$NOTICE_MANY_READERS") users of 0 … $(thousands $((NOTICE_USERS - 1))) chosen at random; loaded and measured as above.")
+  fi
   rm -rf -- "$ev" "$W"/notice*
 fi
 
@@ -537,14 +598,10 @@ verdict() { # OK? as a mark
   echo "- \"bits\" is \`sum(bitmapd.value_bytes(key, bits))\`: the encoded bitmaps alone (a row's bits, or its chunks') (Roaring, or raw bits where"
   echo "  smaller, docs/design.md). The rest of a bitmapd row is the tuple header, the key (in the heap and"
   echo "  in two indexes), version, cardinality, checksum and timestamps."
-  echo "- Notices are measured one after the other, in the order created. bitmapd keeps one read row per user"
-  echo "  who ever read a notice (\`notice:user:{u}:read\`, which the one-statement listing of docs/notices.md"
-  echo "  needs), so a notice pays for the read rows of its readers that had none yet (\"new read rows\"); once"
-  echo "  every reader has one, a notice costs its readers bitmap and a few bytes in its readers' rows. Redis"
-  echo "  and the row table pay the same for every notice. Tables grow by 8 KB pages, and such a notice adds"
-  echo "  only a page or two, so those notices are reported together, as a mean; the details give the exact"
-  echo "  size of each notice's readers bitmap."
-  [[ -z ${STEADY_NOTE:-} ]] || fold -s -w 104 <<<"$STEADY_NOTE" | sed -e 's/ *$//' -e '2,$s/^/  /'
+  echo "- A notice's Redis key is a string of the seed's layout: one bit per user up to its highest reader, so"
+  echo "  about 12.5 KB at 100,000 users however few read it. bitmapd keeps a notice's readers in its smaller"
+  echo "  encoding (Roaring containers for few readers, raw bits for many; chunk rows past 8 KiB) and nothing"
+  echo "  per user (docs/notices.md)."
 } >"$W/fragment.md"
 mkdir -p -- "$(dirname -- "$OUT")"
 cp -- "$W/fragment.md" "$OUT"

@@ -37,6 +37,9 @@
 #                    {dir}/join.curl and {dir}/reads.curl; prints the sender's user id
 #   notice_events    n nbase shares seed -> "nid uid", exactly share% of users
 #                    0…n-1 for notice nbase+i, i-th entry of `shares` (e.g. "10 90")
+#   notice_many      n nbase count readers seed -> "nid uid": notices nbase … nbase+count-1,
+#                    each read by `readers` distinct users of 0…n-1 (Floyd's sample,
+#                    unsorted: sort -n -k1,1 -k2,2 before the loaders)
 #   notice_redis     "nid uid" -> SETBIT notice:{aud}:{nid} {uid} 1
 #   notice_bodies    "nid uid" -> {dir}/notice-{nid}.json bodies for POST /v1/notices
 #                    (audience aud, the users as preread); prints the file names
@@ -192,6 +195,18 @@ BEGIN {
                 for (k = 0; k < members; k++)
                     print num(gbase + g), num(mbase + m), k, (k == s ? "S" : (rand() < rate ? "R" : "U"))
             }
+        exit
+    }
+    if (mode == "notice_many") {
+        for (i = 0; i < count; i++) {
+            for (u in chosen) delete chosen[u]
+            for (j = n - readers; j < n; j++) { # Floyd: k distinct of 0 … n-1 in O(k)
+                t = int(rand() * (j + 1))
+                if (t in chosen) t = j
+                chosen[t] = 1
+            }
+            for (u in chosen) print num(nbase + i), u
+        }
         exit
     }
     if (mode == "notice_events") {

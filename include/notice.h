@@ -1,16 +1,17 @@
 /* notice.h — announcements (seed 004): notices addressed to audiences (the seed's
  * platforms: operators, users, customers), per-user read marks, and read/unread
- * counts per (audience, user) computed from two bitmaps in one statement.
+ * counts per (audience, user) computed from the audience's index and the readers
+ * of each of its live notices, read in one load. Nothing is kept per user.
  *
  * Keys (rows of bitmapd.bitmaps; docs/notices.md has the whole protocol):
  *   notice:{id}:audiences       audience ids of the notice; it exists iff this has
- *                               members; the single member 4294967295 = "deleting"
+ *                               members; the single member 4294967295 = "deleting",
+ *                               left only by an older version's interrupted delete
  *   notice:{id}:readers         user ids that read the notice
- *   notice:{id}:preread         preread users whose read bit is not written yet
- *                               (empty unless a create's preread is unfinished)
  *   notice:audience:{aud}       ids of the live notices of the audience (the index)
- *   notice:user:{user}:read     ids of the notices the user read
- *   notice:audience:{aud}:users the audience's users, when the service was told */
+ *   notice:audience:{aud}:users the audience's users, when the service was told
+ * Migration 0011 deleted the notice:user:{user}:read and notice:{id}:preread rows
+ * of older versions. */
 #ifndef BITMAPD_NOTICE_H
 #define BITMAPD_NOTICE_H
 

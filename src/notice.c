@@ -1,7 +1,9 @@
 /* notice.c — announcements (seed 004): create, re-address and delete notices, mark
  * them read or unread per user, list a user's notices of one audience with read and
- * unread counts (one statement whatever the number of notices), and stats. Every
- * state change is one compare-and-swap of a unit of keys through wpath. */
+ * unread counts, and stats. A notice's readers are one bitmap per notice, and
+ * nothing is kept per user: a listing tests the user in the readers of each live
+ * notice of the audience (docs/notices.md). Every state change is one
+ * compare-and-swap of one unit of keys through wpath. */
 #include "notice.h"
 
 #include <stdarg.h>
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codec.h"
 #include "http.h"
 #include "inbox.h" /* inbox_page: newest-first paging by rank */
 #include "log.h"
@@ -18,27 +21,36 @@
 #define NOTICE_USER_MAX 4294967295LL
 #define AUDIENCE_MAX 65535
 #define AUDIENCES_PER_NOTICE 64
-#define DELETING_MARK UINT32_MAX /* sole member of notice:{id}:audiences while a delete runs */
-#define RESTARTS_MAX 5           /* re-reads of a notice that kept changing under a PUT/DELETE */
-#define SLICE_USERS 10000        /* users per wpath run of a fan-out: memory stays flat */
+#define DELETING_MARK UINT32_MAX /* sole member of notice:{id}:audiences while an older version's delete ran */
+#define RESTARTS_MAX 5           /* re-reads of a notice (or an index) that kept changing under a request */
 #define NKEY_MAX 48
 
 /* ---- keys ----------------------------------------------------------------------- */
 
-enum nkey { NK_AUDIENCES, NK_READERS, NK_PREREAD, NK_INDEX, NK_USER_READ, NK_AUDIENCE_USERS };
+enum nkey { NK_AUDIENCES, NK_READERS, NK_INDEX, NK_AUDIENCE_USERS };
 
+/* notice:{n}:audiences and so on: a listing names a key for every notice of an
+ * audience, so no printf. buf holds NKEY_MAX bytes; the name is NUL-terminated. */
 static size_t nkey_name(char *buf, enum nkey kind, uint32_t n)
 {
-    int len = 0;
-    switch (kind) {
-    case NK_AUDIENCES: len = snprintf(buf, NKEY_MAX, "notice:%u:audiences", n); break;
-    case NK_READERS: len = snprintf(buf, NKEY_MAX, "notice:%u:readers", n); break;
-    case NK_PREREAD: len = snprintf(buf, NKEY_MAX, "notice:%u:preread", n); break;
-    case NK_INDEX: len = snprintf(buf, NKEY_MAX, "notice:audience:%u", n); break;
-    case NK_USER_READ: len = snprintf(buf, NKEY_MAX, "notice:user:%u:read", n); break;
-    case NK_AUDIENCE_USERS: len = snprintf(buf, NKEY_MAX, "notice:audience:%u:users", n); break;
-    }
-    return (size_t)len;
+    static const struct {
+        const char *prefix, *suffix;
+    } parts[] = {
+        [NK_AUDIENCES] = {"notice:", ":audiences"},
+        [NK_READERS] = {"notice:", ":readers"},
+        [NK_INDEX] = {"notice:audience:", ""},
+        [NK_AUDIENCE_USERS] = {"notice:audience:", ":users"},
+    };
+    char digits[10];
+    size_t nd = 0, len = strlen(parts[kind].prefix), slen = strlen(parts[kind].suffix);
+    do {
+        digits[nd++] = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    memcpy(buf, parts[kind].prefix, len);
+    while (nd) buf[len++] = digits[--nd];
+    memcpy(buf + len, parts[kind].suffix, slen + 1);
+    return len + slen;
 }
 
 static void nkey_set(struct wp_key *k, enum nkey kind, uint32_t n)
@@ -191,53 +203,45 @@ static bool no_query_or_reply(struct http_ctx *c)
     return http_query_only_or_reply(c, none);
 }
 
+
 /* ---- writes: one state machine for every notice write ------------------------------- */
 
 enum nop_kind { NOP_CREATE, NOP_MOVE, NOP_DELETE, NOP_MARK, NOP_AUDIENCE };
 
-/* Where a write stands; every change goes through nop_set_step(). */
+/* Where a write stands; every change goes through nop_set_step(). Each write is one
+ * unit, so a client that leaves before its commit abandons it whole. */
 enum nop_step {
     STEP_NEW,
-    STEP_LOAD,    /* PUT, DELETE, mark: reading notice:{id}:audiences (PUT, DELETE build their key lists from it) */
-    STEP_CREATE,  /* POST: unit {audiences, readers, preread, index keys of the audiences} */
-    STEP_PREREAD, /* POST: pending preread users' read bitmaps get the id, a slice per wpath run */
-    STEP_MOVE,    /* PUT: unit {audiences, index keys of old ∪ new audiences} */
-    STEP_UNLIST,  /* DELETE 1: unit {audiences, index keys}: out of the index, marked deleting */
-    STEP_READERS, /* DELETE: reading notice:{id}:readers */
-    STEP_UNREAD,  /* DELETE 2: units {audiences (checked), readers' read bitmaps} lose the id, a slice per run */
-    STEP_CLEAR,   /* DELETE 3: unit {audiences, readers, preread}: all emptied, the id is free */
-    STEP_MARK,    /* read mark: unit {audiences (version check only), readers, preread, user's reads} */
-    STEP_USERS,   /* audience users: unit {notice:audience:{aud}:users} */
+    STEP_LOAD,   /* PUT, DELETE, mark: reading notice:{id}:audiences (PUT, DELETE build their key lists from it) */
+    STEP_CREATE, /* POST: unit {audiences, readers, index keys of the audiences} */
+    STEP_MOVE,   /* PUT: unit {audiences, index keys of old ∪ new audiences} */
+    STEP_DELETE, /* DELETE: unit {audiences, readers, index keys}: all emptied, the id is free */
+    STEP_MARK,   /* read mark: unit {audiences (version check only), readers} */
+    STEP_USERS,  /* audience users: unit {notice:audience:{aud}:users} */
 };
 
-static const char *const step_names[] = {"new",    "load",    "create", "preread", "move", "unlist",
-                                         "readers", "unread", "clear",  "mark",    "users"};
+static const char *const step_names[] = {"new", "load", "create", "move", "delete", "mark", "users"};
 
 struct nop {
     struct http_ctx *c;
     enum nop_kind kind;
     enum nop_step step;
     struct wpath *wp;        /* the run in flight, if any */
-    bool gone;               /* the client left: finish what is in flight, start nothing */
+    bool gone;               /* the client left: the run in flight is abandoned */
     uint32_t id;             /* the notice (the audience for NOP_AUDIENCE) */
     uint32_t user;           /* NOP_MARK */
     bool read;               /* NOP_MARK: the mark wanted */
     bool replace;            /* NOP_AUDIENCE: PUT replaces the users, POST adds */
     roaring_bitmap_t *want;  /* audiences asked for (create, move); users (audience) */
     roaring_bitmap_t *old;   /* audiences the key list was built from (move, delete) */
-    roaring_bitmap_t *users; /* preread users of the body (create); readers being unmarked (delete) */
-    roaring_bitmap_t *pending; /* create: the notice's pending preread users, as committed */
+    roaring_bitmap_t *users; /* preread users of the body (create) */
     uint32_t *key_aud;       /* move: the audience of index key k+1 */
-    uint32_t *slice_ids;     /* preread and delete step 2: the users of the slice in flight */
-    uint64_t pos;            /* fan-out: rank where the next slice of users starts */
-    uint64_t slice;          /* fan-out: users in the slice in flight */
     int restarts;
-    int64_t version;   /* of notice:{id}:audiences: as answered; delete: when marked deleting */
-    bool stale;        /* delete: the deleting mark it works for is gone (another delete finished) */
+    int64_t version;   /* of notice:{id}:audiences, as answered */
     bool created;      /* create: this request made the notice */
     bool changed;      /* move, mark, audience: something changed */
     bool restart;      /* mutate() saw other audiences than the key list was built from */
-    uint64_t count;    /* create: readers after; delete: read records removed; audience: users */
+    uint64_t count;    /* create: readers after; delete: readers removed */
     int reject_status; /* set with reject_body when mutate() refuses */
     json_t *reject_body;
 };
@@ -254,30 +258,19 @@ static void nop_free(struct nop *n)
     if (n->want) roaring_bitmap_free(n->want);
     if (n->old) roaring_bitmap_free(n->old);
     if (n->users) roaring_bitmap_free(n->users);
-    if (n->pending) roaring_bitmap_free(n->pending);
     if (n->reject_body) json_decref(n->reject_body);
     free(n->key_aud);
-    free(n->slice_ids);
     free(n);
 }
 
-/* The client left. Before anything committed, the request stops at its next
- * statement. After a create or a delete committed its first write, the request
- * finishes its bounded remaining work (preread marks; unmarking and clearing), so
- * that no notice is left half written for lack of a client; the answer goes nowhere. */
+/* The client left: a run not committed yet is abandoned (a commit already on its
+ * way stands, and the answer goes nowhere); nothing further starts. */
 static void nop_gone(struct http_ctx *c)
 {
     struct nop *n = c->op;
     n->gone = true;
     log_debug("msg=\"notice client gone\" notice=%u step=%s", n->id, step_names[n->step]);
-    switch (n->step) {
-    case STEP_PREREAD:
-    case STEP_READERS:
-    case STEP_UNREAD:
-    case STEP_CLEAR: break;
-    default:
-        if (n->wp) wpath_abandon(n->wp);
-    }
+    if (n->wp) wpath_abandon(n->wp);
 }
 
 static struct nop *nop_new(struct http_ctx *c, enum nop_kind kind, uint32_t id)
@@ -347,12 +340,14 @@ static enum wp_mutation nop_reject(struct nop *n, int status, const char *code, 
     return WP_REJECT;
 }
 
-/* Creates the run for nunits units, or answers 500 and frees n. */
-static struct wpath *nop_wpath(struct nop *n, size_t nunits, const struct wpath_ops *ops, bool release)
+/* One unit of nkeys keys for a run of n, or answers 500, frees n and returns NULL. */
+static struct wpath *nop_unit(struct nop *n, int nkeys, const struct wpath_ops *ops)
 {
-    struct wpath *wp = wpath_new(n->c->app->store, n->c->app->cfg, nunits, ops, n, release);
-    if (!wp) nop_error(n, 500, "internal", "out of memory");
-    return wp;
+    struct wpath *wp = wpath_new(n->c->app->store, n->c->app->cfg, 1, ops, n, false);
+    if (wp && wpath_unit_keys(&wpath_units(wp)[0], nkeys)) return wp;
+    wpath_free(wp);
+    nop_error(n, 500, "internal", "out of memory");
+    return NULL;
 }
 
 /* Starts the run; n may be freed before this returns (a run can end at once). */
@@ -363,25 +358,22 @@ static void nop_run(struct nop *n, enum nop_step step, struct wpath *wp)
     wpath_run(wp);
 }
 
-/* In a done() callback: true when the run ended and no unit failed (units that
- * mutate() refused are left to the caller); otherwise answers, frees n, false. */
+/* In a done() callback: true when the run ended and its unit did not fail (a unit
+ * that mutate() refused is left to the caller); otherwise answers, frees n, false. */
 static bool nop_run_ok_or_reply(struct nop *n, struct wpath *wp, enum wp_status st, const char *msg)
 {
-    struct wp_unit *units = wpath_units(wp);
+    struct wp_unit *u = &wpath_units(wp)[0];
     if (st != WP_OK) {
         nop_fail_wp(n, st, n->gone ? "client went away" : msg);
         return false;
     }
-    for (size_t i = 0; i < wpath_nunits(wp); i++) {
-        if (units[i].status == WP_OK || units[i].status == WP_REJECTED) continue;
-        http_reply_unit_failure(n->c, &units[i]);
-        nop_free(n);
-        return false;
-    }
-    return true;
+    if (u->status == WP_OK || u->status == WP_REJECTED) return true;
+    http_reply_unit_failure(n->c, u);
+    nop_free(n);
+    return false;
 }
 
-/* The single unit of the run was refused by mutate(): an answer of its own, or a restart. */
+/* The unit of the run was refused by mutate(): an answer of its own, or a restart. */
 static bool unit_rejected(struct wpath *wp)
 {
     return wpath_units(wp)[0].status == WP_REJECTED;
@@ -402,6 +394,25 @@ static bool nop_restart_or_reply(struct nop *n)
     nop_error(n, 503, "conflict_retries_exhausted",
               "notice %u kept changing while this request ran; try again", n->id);
     return false;
+}
+
+/* Keys [first …] of u: the index key of each audience of set (the deleting mark is
+ * not one), in ascending order; returns the position after the last. */
+static int set_index_keys(struct wp_unit *u, int first, const roaring_bitmap_t *set)
+{
+    int k = first;
+    roaring_uint32_iterator_t *it = roaring_create_iterator(set);
+    for (; it && it->has_value && it->current_value <= AUDIENCE_MAX && k < u->nkeys;
+         roaring_advance_uint32_iterator(it))
+        nkey_set(&u->keys[k++], NK_INDEX, it->current_value);
+    if (it) roaring_free_uint32_iterator(it);
+    return k;
+}
+
+/* How many audiences of set have an index key. */
+static int index_keys_of(const roaring_bitmap_t *set)
+{
+    return (int)roaring_bitmap_range_cardinality(set, 0, (uint64_t)AUDIENCE_MAX + 1);
 }
 
 /* ---- loading a notice's audiences (PUT and DELETE build their key lists from it; a mark checks it) ---- */
@@ -436,26 +447,14 @@ static void nop_load_audiences(struct nop *n)
 
 /* ---- create ------------------------------------------------------------------------------ */
 
-static void preread_slice(struct nop *n);
-
-static void create_answer(struct nop *n)
-{
-    json_t *out = json_pack("{s:I,s:o,s:b,s:I,s:I,s:I}", "id", (json_int_t)n->id, "audiences",
-                            audiences_json(n->want), "created", n->created, "readers", (json_int_t)n->count,
-                            "preread", (json_int_t)roaring_bitmap_get_cardinality(n->users), "version",
-                            (json_int_t)n->version);
-    nop_reply(n, n->created ? 201 : 200, out, n->version);
-}
-
-/* keys: [0] audiences, [1] readers, [2] preread (pending), [3 …] the index key of
- * each audience. The preread users become readers here; those that were not
- * readers yet also join the pending set, whose read bits the fan-out writes next.
- * Invariant: pending ⊆ readers, and a reader lacks the read bit only while pending. */
+/* keys: [0] audiences, [1] readers, [2 …] the index key of each audience. The
+ * preread users become readers in the same commit as the notice. */
 static enum wp_mutation create_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
-    roaring_bitmap_t *aud = u->keys[0].bm, *readers = u->keys[1].bm, *pending = u->keys[2].bm, *fresh;
+    roaring_bitmap_t *aud = u->keys[0].bm, *readers = u->keys[1].bm;
     enum notice_state state = notice_state_of(aud);
+    uint64_t before;
     bool any = false;
 
     n->created = false;
@@ -469,21 +468,15 @@ static enum wp_mutation create_mutate(struct wpath *wp, struct wp_unit *u, void 
         n->created = true;
         set_to(aud, n->want);
         u->keys[0].dirty = any = true;
-        for (int k = 1; k <= 2; k++) {
-            if (roaring_bitmap_is_empty(u->keys[k].bm)) continue;
-            roaring_bitmap_clear(u->keys[k].bm);
-            u->keys[k].dirty = any = true;
+        if (!roaring_bitmap_is_empty(readers)) {
+            roaring_bitmap_clear(readers);
+            u->keys[1].dirty = true;
         }
     }
-    if (!(fresh = roaring_bitmap_andnot(n->users, readers)))
-        return nop_reject(n, 500, "internal", "out of memory");
-    if (!roaring_bitmap_is_empty(fresh)) {
-        roaring_bitmap_or_inplace(readers, fresh);
-        roaring_bitmap_or_inplace(pending, fresh);
-        u->keys[1].dirty = u->keys[2].dirty = any = true;
-    }
-    roaring_bitmap_free(fresh);
-    for (int k = 3; k < u->nkeys; k++) { /* also repairs an index that lost the id */
+    before = roaring_bitmap_get_cardinality(readers);
+    roaring_bitmap_or_inplace(readers, n->users);
+    if (roaring_bitmap_get_cardinality(readers) != before) u->keys[1].dirty = any = true;
+    for (int k = 2; k < u->nkeys; k++) { /* also repairs an index that lost the id */
         if (roaring_bitmap_contains(u->keys[k].bm, n->id)) continue;
         roaring_bitmap_add(u->keys[k].bm, n->id);
         u->keys[k].dirty = any = true;
@@ -503,166 +496,14 @@ static void create_done(struct wpath *wp, enum wp_status st, const char *msg, vo
     }
     n->version = u->keys[0].version;
     n->count = roaring_bitmap_get_cardinality(u->keys[1].bm);
-    n->pending = u->keys[2].bm; /* also what an earlier, unfinished preread left */
-    u->keys[2].bm = NULL;
-    wpath_free(wp);
-    n->wp = NULL;
-    n->pos = 0;
-    preread_slice(n); /* also when the client left: the notice is committed, finish it */
+    json_t *out = json_pack("{s:I,s:o,s:b,s:I,s:I,s:I}", "id", (json_int_t)n->id, "audiences",
+                            audiences_json(n->want), "created", n->created, "readers", (json_int_t)n->count,
+                            "preread", (json_int_t)roaring_bitmap_get_cardinality(n->users), "version",
+                            (json_int_t)n->version);
+    nop_reply(n, n->created ? 201 : 200, out, n->version);
 }
 
 static const struct wpath_ops create_ops = {.mutate = create_mutate, .done = create_done};
-
-static void create_start(struct nop *n)
-{
-    uint64_t naud = roaring_bitmap_get_cardinality(n->want);
-    struct wpath *wp = nop_wpath(n, 1, &create_ops, false);
-    if (!wp) return;
-    struct wp_unit *u = &wpath_units(wp)[0];
-    if (!wpath_unit_keys(u, 3 + (int)naud)) {
-        wpath_free(wp);
-        nop_error(n, 500, "internal", "out of memory");
-        return;
-    }
-    nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
-    nkey_set(&u->keys[1], NK_READERS, n->id);
-    nkey_set(&u->keys[2], NK_PREREAD, n->id);
-    int k = 3;
-    roaring_uint32_iterator_t *it = roaring_create_iterator(n->want);
-    for (; it && it->has_value; roaring_advance_uint32_iterator(it)) nkey_set(&u->keys[k++], NK_INDEX, it->current_value);
-    if (it) roaring_free_uint32_iterator(it);
-    if (k != u->nkeys) {
-        wpath_free(wp);
-        nop_error(n, 500, "internal", "out of memory");
-        return;
-    }
-    nop_run(n, STEP_CREATE, wp);
-}
-
-/* Preread. Each unit is {audiences (only checked), preread (the pending set), K
- * users' read bitmaps}. A user's bit is set only while the notice is live and the
- * user still pending — a read or unread mark takes its user out of the pending set
- * in its own compare-and-swap, and a delete begins by changing the audiences — so
- * every bit set belongs to a reader, where DELETE finds it. The readers row, which
- * every read mark rewrites, is not in the unit: marks of other users never make a
- * batch conflict. The last batch leaves the pending set empty. One unit per
- * statement, because a key may appear only once in a statement. */
-static enum wp_mutation preread_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
-{
-    struct nop *n = arg;
-    roaring_bitmap_t *pending = u->keys[1].bm;
-    uint32_t user;
-    bool any = false;
-
-    if (notice_state_of(u->keys[0].bm) != NOTICE_LIVE)
-        return nop_reject(n, 409, "notice_deleting",
-                          "notice %u was deleted while its preread marks were being written", n->id);
-    for (int k = 2; k < u->nkeys; k++) {
-        user = n->slice_ids[u->aux + (uint64_t)k - 2]; /* key k is notice:user:{user}:read */
-        if (!roaring_bitmap_contains(pending, user)) continue;
-        roaring_bitmap_remove(pending, user);
-        u->keys[1].dirty = any = true;
-        if (roaring_bitmap_contains(u->keys[k].bm, n->id)) continue;
-        roaring_bitmap_add(u->keys[k].bm, n->id);
-        u->keys[k].dirty = true;
-    }
-    return any ? WP_CHANGED : WP_UNCHANGED;
-}
-
-/* A preread batch failed after the notice was committed: the answer says that the
- * remaining users stay in the pending set and how to finish them. */
-static void preread_fail(struct nop *n, enum wp_status st, const char *detail)
-{
-    int status = st == WP_UNAVAILABLE || st == WP_CONFLICTED ? 503 : 500;
-    const char *code = st == WP_UNAVAILABLE   ? "db_unavailable"
-                       : st == WP_CONFLICTED ? "conflict_retries_exhausted"
-                       : st == WP_CORRUPT    ? "corrupt_bitmap"
-                                             : "internal";
-    if (st == WP_CONFLICTED) detail = "too many concurrent writers";
-    nop_error(n, status, code,
-              "notice %u is committed, but some preread users' read marks are not written yet "
-              "(stats: preread_pending); repeat this POST to finish them: %s",
-              n->id, detail ? detail : "");
-}
-
-static void preread_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
-{
-    struct nop *n = arg;
-    struct wp_unit *units = wpath_units(wp);
-
-    if (st != WP_OK) {
-        preread_fail(n, st, msg);
-        return;
-    }
-    for (size_t i = 0; i < wpath_nunits(wp); i++) {
-        if (units[i].status == WP_REJECTED) {
-            nop_reply_rejection(n);
-            return;
-        }
-        if (units[i].status != WP_OK) {
-            preread_fail(n, units[i].status, units[i].status == WP_CORRUPT ? units[i].error : NULL);
-            return;
-        }
-    }
-    wpath_free(wp);
-    n->wp = NULL;
-    n->pos += n->slice;
-    preread_slice(n); /* also when the client left */
-}
-
-static const struct wpath_ops preread_ops = {.mutate = preread_mutate, .done = preread_done};
-
-/* The next slice of at most SLICE_USERS users of set, from n->pos, as units of {the
- * notice's prefix keys, up to batch_keys − nprefix users' read bitmaps}: one unit per
- * statement, because a key may appear only once in a statement. n->slice_ids holds
- * the slice's users and u->aux where a unit's users start in it. When the set is
- * exhausted, calls finish instead. */
-static void user_slice(struct nop *n, const roaring_bitmap_t *set, const enum nkey *prefix, int nprefix,
-                       const struct wpath_ops *ops, enum nop_step step, void (*finish)(struct nop *n))
-{
-    uint64_t total = roaring_bitmap_get_cardinality(set);
-    int batch = n->c->app->cfg->pg_batch_keys;
-    size_t per = batch > nprefix ? (size_t)(batch - nprefix) : 1, count, nunits;
-    uint32_t *ids;
-    struct wpath *wp;
-
-    if (per > (size_t)(WP_MAX_KEYS - nprefix)) per = (size_t)(WP_MAX_KEYS - nprefix);
-    if (n->pos >= total) {
-        finish(n);
-        return;
-    }
-    count = (size_t)(total - n->pos < SLICE_USERS ? total - n->pos : SLICE_USERS);
-    nunits = (count + per - 1) / per;
-    if (!(ids = malloc(count * sizeof(*ids))) || !roaring_bitmap_range_uint32_array(set, (size_t)n->pos, count, ids)) {
-        free(ids);
-        nop_error(n, 500, "internal", "out of memory");
-        return;
-    }
-    free(n->slice_ids);
-    n->slice_ids = ids;
-    if (!(wp = nop_wpath(n, nunits, ops, true))) return;
-    for (size_t i = 0, next = 0; i < nunits; i++) {
-        struct wp_unit *u = &wpath_units(wp)[i];
-        size_t m = count - next < per ? count - next : per;
-        if (!wpath_unit_keys(u, nprefix + (int)m)) {
-            wpath_free(wp);
-            nop_error(n, 500, "internal", "out of memory");
-            return;
-        }
-        u->aux = next;
-        for (int k = 0; k < nprefix; k++) nkey_set(&u->keys[k], prefix[k], n->id);
-        for (size_t j = 0; j < m; j++) nkey_set(&u->keys[nprefix + (int)j], NK_USER_READ, ids[next++]);
-    }
-    n->slice = count;
-    nop_run(n, step, wp);
-}
-
-/* The next slice of the pending users, as committed by the create unit. */
-static void preread_slice(struct nop *n)
-{
-    static const enum nkey prefix[] = {NK_AUDIENCES, NK_PREREAD};
-    user_slice(n, n->pending, prefix, 2, &preread_ops, STEP_PREREAD, create_answer);
-}
 
 /* Reads body field "id" as a notice id (400 invalid_id otherwise). */
 static bool body_notice_id_or_reply(struct http_ctx *c, uint32_t *out)
@@ -687,6 +528,7 @@ void notice_create(struct http_ctx *c)
     roaring_bitmap_t *want = NULL, *preread = NULL;
     uint32_t id;
     struct nop *n;
+    struct wpath *wp;
 
     if (!no_query_or_reply(c) || !http_body_or_reply(c) || !http_body_fields_or_reply(c, fields) ||
         !body_notice_id_or_reply(c, &id) || !body_audiences_or_reply(c, &want))
@@ -699,7 +541,12 @@ void notice_create(struct http_ctx *c)
     }
     n->want = want;
     n->users = preread;
-    create_start(n);
+    if (!(wp = nop_unit(n, 2 + index_keys_of(want), &create_ops))) return;
+    struct wp_unit *u = &wpath_units(wp)[0];
+    nkey_set(&u->keys[0], NK_AUDIENCES, id);
+    nkey_set(&u->keys[1], NK_READERS, id);
+    set_index_keys(u, 2, want);
+    nop_run(n, STEP_CREATE, wp);
 }
 
 /* ---- move: change a notice's audiences ---------------------------------------------------- */
@@ -788,13 +635,8 @@ static void move_loaded(struct nop *n, struct bmload_key *audiences)
         nop_error(n, 500, "internal", "out of memory");
         return;
     }
-    if (!(wp = nop_wpath(n, 1, &move_ops, false))) return;
+    if (!(wp = nop_unit(n, 1 + (int)nall, &move_ops))) return;
     struct wp_unit *u = &wpath_units(wp)[0];
-    if (!wpath_unit_keys(u, 1 + (int)nall)) {
-        wpath_free(wp);
-        nop_error(n, 500, "internal", "out of memory");
-        return;
-    }
     nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
     for (size_t i = 0; i < nall; i++) nkey_set(&u->keys[1 + i], NK_INDEX, n->key_aud[i]);
     nop_run(n, STEP_MOVE, wp);
@@ -819,228 +661,82 @@ void notice_update(struct http_ctx *c)
     nop_load_audiences(n);
 }
 
-/* ---- delete: unlist (mark deleting) → unmark every reader → clear ---------------------------- */
+/* ---- delete: one unit, the notice gone from every index with its readers ---------------------- */
 
-static void delete_readers(struct nop *n);
-static void unread_slice(struct nop *n);
-
-/* keys: [0] audiences, [1 …] the index key of each old audience. */
-static enum wp_mutation unlist_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
+/* keys: [0] audiences, [1] readers, [2 …] the index key of each audience it was
+ * read with. Versions never repeat for a key (rows are emptied, never removed), so
+ * a stale compare-and-swap cannot succeed against a re-created id. */
+static enum wp_mutation delete_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
-    roaring_bitmap_t *aud = u->keys[0].bm;
+    roaring_bitmap_t *aud = u->keys[0].bm, *readers = u->keys[1].bm;
 
     n->restart = false;
-    if (!same_set(aud, n->old)) {
+    if (notice_state_of(aud) == NOTICE_MISSING)
+        return nop_reject(n, 404, "not_found", "notice %u was deleted by another request while this one ran",
+                          n->id);
+    if (!same_set(aud, n->old)) { /* re-addressed since the key list was built */
         n->restart = true;
         return WP_REJECT;
     }
-    for (int k = 1; k < u->nkeys; k++) {
+    for (int k = 2; k < u->nkeys; k++) {
         if (!roaring_bitmap_contains(u->keys[k].bm, n->id)) continue;
         roaring_bitmap_remove(u->keys[k].bm, n->id);
         u->keys[k].dirty = true;
     }
+    n->count = roaring_bitmap_get_cardinality(readers);
+    if (n->count) {
+        roaring_bitmap_clear(readers);
+        u->keys[1].dirty = true;
+    }
     roaring_bitmap_clear(aud);
-    roaring_bitmap_add(aud, DELETING_MARK);
     u->keys[0].dirty = true;
     return WP_CHANGED;
 }
 
-static void unlist_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
+static void delete_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
 {
     struct nop *n = arg;
     if (!nop_run_ok_or_reply(n, wp, st, msg)) return;
-    bool restart = unit_rejected(wp) && n->restart;
-    n->version = wpath_units(wp)[0].keys[0].version; /* the deleting mark this delete works for */
+    if (unit_rejected(wp) && !n->restart) {
+        nop_reply_rejection(n);
+        return;
+    }
+    bool restart = n->restart;
     wpath_free(wp);
     n->wp = NULL;
     if (!restart)
-        delete_readers(n); /* also when the client left: finish what step 1 began */
+        nop_reply(n, 200,
+                  json_pack("{s:I,s:b,s:I}", "id", (json_int_t)n->id, "deleted", true, "read_records",
+                            (json_int_t)n->count),
+                  -1);
     else if (n->gone)
         nop_fail_gone(n);
     else if (nop_restart_or_reply(n))
         nop_load_audiences(n);
 }
 
-static const struct wpath_ops unlist_ops = {.mutate = unlist_mutate, .done = unlist_done};
+static const struct wpath_ops delete_ops = {.mutate = delete_mutate, .done = delete_done};
 
+/* A notice left "deleting" by an older version's delete is finished the same way:
+ * its audiences are the mark alone, so the unit has no index key. */
 static void delete_loaded(struct nop *n, struct bmload_key *audiences)
 {
-    enum notice_state state = notice_state_of(audiences->bm);
     struct wpath *wp;
-    size_t nold;
-    uint32_t *old;
 
-    if (state == NOTICE_MISSING) {
+    if (notice_state_of(audiences->bm) == NOTICE_MISSING) {
         nop_error(n, 404, "not_found", "no notice %u", n->id);
-        return;
-    }
-    if (state == NOTICE_DELETING) { /* an earlier delete stopped half way: finish it */
-        n->version = audiences->version;
-        delete_readers(n);
         return;
     }
     if (n->old) roaring_bitmap_free(n->old);
     n->old = audiences->bm;
     audiences->bm = NULL;
-    if (!(old = members_of(n->old, &nold))) {
-        nop_error(n, 500, "internal", "out of memory");
-        return;
-    }
-    if (!(wp = nop_wpath(n, 1, &unlist_ops, false))) {
-        free(old);
-        return;
-    }
+    if (!(wp = nop_unit(n, 2 + index_keys_of(n->old), &delete_ops))) return;
     struct wp_unit *u = &wpath_units(wp)[0];
-    if (!wpath_unit_keys(u, 1 + (int)nold)) {
-        free(old);
-        wpath_free(wp);
-        nop_error(n, 500, "internal", "out of memory");
-        return;
-    }
-    nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
-    for (size_t i = 0; i < nold; i++) nkey_set(&u->keys[1 + i], NK_INDEX, old[i]);
-    free(old);
-    nop_run(n, STEP_UNLIST, wp);
-}
-
-/* Nothing adds a reader or a read bit once the notice is marked deleting (read
- * marks and the preread check its audiences), so this one read of the readers is
- * final — for this deleting mark only: another delete may finish, and the id be
- * created again, while this one works through the list. Steps 2 and 3 therefore
- * check that the mark is still the one read here (same version of the audiences). */
-static void delete_readers_loaded(struct bmload *l, enum bmload_status st, const char *msg,
-                                  struct bmload_key *keys, size_t nkeys, void *arg)
-{
-    struct nop *n = arg;
-    if (st != BMLOAD_OK) {
-        nop_fail_load(n, st, msg);
-    } else { /* also when the client left */
-        n->users = keys[0].bm;
-        keys[0].bm = NULL;
-        n->count = roaring_bitmap_get_cardinality(n->users);
-        n->pos = 0;
-        unread_slice(n);
-    }
-    bmload_free(l);
-}
-
-static void delete_readers(struct nop *n)
-{
-    struct nkey_ref ref = {NK_READERS, n->id};
-    nop_set_step(n, STEP_READERS);
-    if (!nkeys_load(n->c, &ref, 1, delete_readers_loaded, n)) nop_error(n, 500, "internal", "out of memory");
-}
-
-/* True when keys[0], the notice's audiences, is still the deleting mark this delete
- * read (versions never repeat for a key: rows are emptied, never removed). Once
- * false, it stays false for the rest of the request. */
-static bool still_deleting(struct nop *n, const struct wp_key *audiences)
-{
-    if (!n->stale && audiences->version == n->version && roaring_bitmap_get_cardinality(audiences->bm) == 1 &&
-        roaring_bitmap_contains(audiences->bm, DELETING_MARK))
-        return true;
-    n->stale = true;
-    return false;
-}
-
-/* A delete that found its deleting mark gone: another delete finished first (and
- * the id may hold a new notice, whose read marks this one must not touch). */
-static void nop_reply_stale_delete(struct nop *n)
-{
-    nop_error(n, 404, "not_found", "notice %u was deleted by another request while this one ran", n->id);
-}
-
-/* keys: [0] audiences (never written: checked), [1 …] readers' read bitmaps. */
-static enum wp_mutation unread_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
-{
-    struct nop *n = arg;
-    bool any = false;
-
-    if (!still_deleting(n, &u->keys[0])) return WP_REJECT;
-    for (int k = 1; k < u->nkeys; k++) {
-        if (!roaring_bitmap_contains(u->keys[k].bm, n->id)) continue;
-        roaring_bitmap_remove(u->keys[k].bm, n->id);
-        u->keys[k].dirty = any = true;
-    }
-    return any ? WP_CHANGED : WP_UNCHANGED;
-}
-
-static void clear_start(struct nop *n);
-
-static void unread_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
-{
-    struct nop *n = arg;
-    /* a reader that could not be unmarked keeps the notice in "deleting": a later DELETE resumes */
-    if (!nop_run_ok_or_reply(n, wp, st, msg)) return;
-    wpath_free(wp);
-    n->wp = NULL;
-    if (n->stale) {
-        nop_reply_stale_delete(n);
-        return;
-    }
-    n->pos += n->slice;
-    unread_slice(n); /* also when the client left */
-}
-
-static const struct wpath_ops unread_ops = {.mutate = unread_mutate, .done = unread_done};
-
-/* Units of {audiences, up to batch_keys − 1 readers' read bitmaps}: the audiences
- * in each unit make every removal conditional on the deleting mark. */
-static void unread_slice(struct nop *n)
-{
-    static const enum nkey prefix[] = {NK_AUDIENCES};
-    user_slice(n, n->users, prefix, 1, &unread_ops, STEP_UNREAD, clear_start);
-}
-
-/* keys: [0] audiences, [1] readers, [2] preread (pending users: readers, so step 2
- * has unmarked them). Only the deleting mark this delete read is cleared: otherwise
- * another DELETE finished first (and the id may be reused). */
-static enum wp_mutation clear_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
-{
-    struct nop *n = arg;
-
-    if (!still_deleting(n, &u->keys[0])) return WP_REJECT;
-    roaring_bitmap_clear(u->keys[0].bm);
-    u->keys[0].dirty = true;
-    for (int k = 1; k <= 2; k++) {
-        if (roaring_bitmap_is_empty(u->keys[k].bm)) continue;
-        roaring_bitmap_clear(u->keys[k].bm);
-        u->keys[k].dirty = true;
-    }
-    return WP_CHANGED;
-}
-
-static void clear_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
-{
-    struct nop *n = arg;
-    if (!nop_run_ok_or_reply(n, wp, st, msg)) return;
-    if (n->stale) {
-        nop_reply_stale_delete(n);
-        return;
-    }
-    nop_reply(n, 200,
-              json_pack("{s:I,s:b,s:I}", "id", (json_int_t)n->id, "deleted", true, "read_records",
-                        (json_int_t)n->count),
-              -1);
-}
-
-static const struct wpath_ops clear_ops = {.mutate = clear_mutate, .done = clear_done};
-
-static void clear_start(struct nop *n)
-{
-    struct wpath *wp = nop_wpath(n, 1, &clear_ops, false);
-    if (!wp) return;
-    struct wp_unit *u = &wpath_units(wp)[0];
-    if (!wpath_unit_keys(u, 3)) {
-        wpath_free(wp);
-        nop_error(n, 500, "internal", "out of memory");
-        return;
-    }
     nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
     nkey_set(&u->keys[1], NK_READERS, n->id);
-    nkey_set(&u->keys[2], NK_PREREAD, n->id);
-    nop_run(n, STEP_CLEAR, wp);
+    set_index_keys(u, 2, n->old);
+    nop_run(n, STEP_DELETE, wp);
 }
 
 /* DELETE /v1/notices/{id} */
@@ -1057,37 +753,25 @@ void notice_delete(struct http_ctx *c)
 /* ---- read marks ------------------------------------------------------------------------ */
 
 /* keys: [0] audiences (never written: its version check keeps a mark from committing
- * after a concurrent delete began), [1] readers, [2] preread (pending users), [3] the
- * user's read bitmap. A mark settles the user's read state itself, so it takes the
- * user out of the pending set: a preread batch then leaves the user alone (an unread
- * mark must not be undone by a late preread bit). */
+ * after a concurrent delete or re-creation), [1] readers. Marks of one notice from
+ * many clients merge into one commit of its readers (wpath trains). */
 static enum wp_mutation mark_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
     enum notice_state state = notice_state_of(u->keys[0].bm);
-    bool any;
+    roaring_bitmap_t *readers = u->keys[1].bm;
 
     n->changed = false;
     if (state == NOTICE_MISSING) return nop_reject(n, 404, "not_found", "no notice %u", n->id);
     if (state == NOTICE_DELETING) return nop_reject(n, 404, "not_found", "notice %u is being deleted", n->id);
-    for (int k = 1; k <= 3; k += 2) {
-        roaring_bitmap_t *bm = u->keys[k].bm;
-        uint32_t member = k == 1 ? n->user : n->id;
-        if (roaring_bitmap_contains(bm, member) == n->read) continue;
-        if (n->read)
-            roaring_bitmap_add(bm, member);
-        else
-            roaring_bitmap_remove(bm, member);
-        u->keys[k].dirty = n->changed = true;
-        wp_key_flipped(&u->keys[k], member);
-    }
-    any = n->changed;
-    if (roaring_bitmap_contains(u->keys[2].bm, n->user)) {
-        roaring_bitmap_remove(u->keys[2].bm, n->user);
-        u->keys[2].dirty = any = true;
-        wp_key_flipped(&u->keys[2], n->user);
-    }
-    return any ? WP_CHANGED : WP_UNCHANGED;
+    if (roaring_bitmap_contains(readers, n->user) == n->read) return WP_UNCHANGED;
+    if (n->read)
+        roaring_bitmap_add(readers, n->user);
+    else
+        roaring_bitmap_remove(readers, n->user);
+    u->keys[1].dirty = n->changed = true;
+    wp_key_flipped(&u->keys[1], n->user);
+    return WP_CHANGED;
 }
 
 static void mark_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
@@ -1119,17 +803,10 @@ static void mark_loaded(struct nop *n, struct bmload_key *audiences)
                   n->id);
         return;
     }
-    if (!(wp = nop_wpath(n, 1, &mark_ops, false))) return;
+    if (!(wp = nop_unit(n, 2, &mark_ops))) return;
     struct wp_unit *u = &wpath_units(wp)[0];
-    if (!wpath_unit_keys(u, 4)) {
-        wpath_free(wp);
-        nop_error(n, 500, "internal", "out of memory");
-        return;
-    }
     nkey_set(&u->keys[0], NK_AUDIENCES, n->id);
     nkey_set(&u->keys[1], NK_READERS, n->id);
-    nkey_set(&u->keys[2], NK_PREREAD, n->id);
-    nkey_set(&u->keys[3], NK_USER_READ, n->user);
     nop_run(n, STEP_MARK, wp);
 }
 
@@ -1207,9 +884,8 @@ static void audience_users(struct http_ctx *c, bool replace)
     }
     n->want = want;
     n->replace = replace;
-    if (!(wp = nop_wpath(n, 1, &users_ops, false))) return;
+    if (!(wp = nop_unit(n, 1, &users_ops))) return;
     struct wp_unit *u = &wpath_units(wp)[0];
-    u->nkeys = 1;
     nkey_set(&u->keys[0], NK_AUDIENCE_USERS, aud);
     nop_run(n, STEP_USERS, wp);
 }
@@ -1219,6 +895,7 @@ void notice_audience_set(struct http_ctx *c) { audience_users(c, true); }
 
 /* POST /v1/audiences/{aud}/users {"users": [user ids]} */
 void notice_audience_add(struct http_ctx *c) { audience_users(c, false); }
+
 
 /* ---- reads ----------------------------------------------------------------------------------- */
 
@@ -1233,7 +910,11 @@ struct nread {
     bool cursor;
     uint64_t before;
     roaring_bitmap_t *audiences, *readers; /* stats: from the first load */
-    uint64_t pending;                       /* stats: preread users whose read bits are not written yet */
+    roaring_bitmap_t *index;               /* listing: the audience's notices the second load asks about */
+    uint32_t *ids;                         /* listing: index as an array; readers key k+1 is notice ids[k] */
+    size_t nids;
+    char (*names)[NKEY_MAX];               /* listing: the key names of the second load */
+    int restarts;
     int64_t version;
 };
 
@@ -1241,6 +922,9 @@ static void nread_free(struct nread *r)
 {
     if (r->audiences) roaring_bitmap_free(r->audiences);
     if (r->readers) roaring_bitmap_free(r->readers);
+    if (r->index) roaring_bitmap_free(r->index);
+    free(r->ids);
+    free(r->names);
     free(r);
 }
 
@@ -1275,9 +959,7 @@ static bool nread_live_or_reply(struct nread *r, enum bmload_status st, const ch
     return false;
 }
 
-/* keys: [0] the notice's audiences, [1] the user's read notices. The answer comes
- * from the user's (small) read bitmap, as the listing's does, never from the
- * notice's readers (which can be large, and lag while a preread is unfinished). */
+/* keys: [0] the notice's audiences, [1] its readers. */
 static void is_read_loaded(struct bmload *l, enum bmload_status st, const char *msg, struct bmload_key *keys,
                            size_t nkeys, void *arg)
 {
@@ -1285,7 +967,7 @@ static void is_read_loaded(struct bmload *l, enum bmload_status st, const char *
     if (nread_live_or_reply(r, st, msg, keys)) {
         http_reply_json(r->c, 200,
                         json_pack("{s:I,s:I,s:b}", "notice", (json_int_t)r->id, "user", (json_int_t)r->user,
-                                  "read", roaring_bitmap_contains(keys[1].bm, r->id)),
+                                  "read", roaring_bitmap_contains(keys[1].bm, r->user)),
                         -1);
         nread_free(r);
     }
@@ -1303,47 +985,201 @@ void notice_is_read(struct http_ctx *c)
         return;
     r->id = id;
     r->user = user;
-    struct nkey_ref refs[2] = {{NK_AUDIENCES, id}, {NK_USER_READ, user}};
+    struct nkey_ref refs[2] = {{NK_AUDIENCES, id}, {NK_READERS, id}};
     nread_start(r, refs, 2, is_read_loaded);
 }
 
-/* keys: [0] the audience's index of live notices, [1] the user's read notices. */
-static void list_loaded(struct bmload *l, enum bmload_status st, const char *msg, struct bmload_key *keys,
-                        size_t nkeys, void *arg)
+/* The listing. Two loads: the audience's index, then the index again with the
+ * readers of every notice in it, all in one load (the cache, and one statement for
+ * what it lacks), so that counts and page come from rows read together. A notice
+ * added to the index between the two loads starts the second load again. The user is
+ * looked up in each readers row where it lies, reading only the container that can
+ * hold the user when the row's bytes are known good (codec_contains). */
+
+static void list_index_loaded(struct bmload *l, enum bmload_status st, const char *msg,
+                              struct bmload_key *keys, size_t nkeys, void *arg);
+
+/* Is r->user a reader, by the row of key names[k]? false with why filled when the row is corrupt. */
+static bool row_has_user(const struct nread *r, size_t k, const struct store_row *row, bool *member, char *why,
+                         size_t whylen)
+{
+    roaring_bitmap_t *bm;
+
+    *member = false;
+    if (!row->found) return true;
+    if (row->checked && codec_contains(row->bits, row->len, r->user, member)) return true;
+    if (!(bm = wpath_decode_row(r->names[k], strlen(r->names[k]), row, why, whylen))) return false;
+    *member = roaring_bitmap_contains(bm, r->user);
+    roaring_bitmap_free(bm);
+    return true;
+}
+
+/* Answers the page of pick (the notices of state r->state) and the counts. */
+static void list_answer(struct nread *r, const roaring_bitmap_t *index, const roaring_bitmap_t *read)
+{
+    uint64_t both = roaring_bitmap_get_cardinality(read);
+    roaring_bitmap_t *pick = r->state == LIST_READ     ? roaring_bitmap_copy(read)
+                             : r->state == LIST_UNREAD ? roaring_bitmap_andnot(index, read)
+                                                       : roaring_bitmap_copy(index);
+    uint32_t *ids = malloc(r->limit * sizeof(*ids));
+    bool more = false;
+
+    if (!pick || !ids) {
+        http_reply_error(r->c, 500, "internal", "out of memory");
+    } else {
+        size_t n = inbox_page(pick, r->cursor, 0, r->before, r->limit, ids, &more);
+        json_t *list = json_array();
+        for (size_t i = 0; i < n; i++) json_array_append_new(list, json_integer(ids[i]));
+        json_t *out = json_pack("{s:I,s:I,s:s,s:I,s:I,s:o}", "audience", (json_int_t)r->aud, "user",
+                                (json_int_t)r->user, "state", list_state_names[r->state], "read",
+                                (json_int_t)both, "unread",
+                                (json_int_t)(roaring_bitmap_get_cardinality(index) - both), "notices", list);
+        json_object_set_new(out, "next_before", more && n ? json_integer(ids[n - 1]) : json_null());
+        http_reply_json(r->c, 200, out, -1);
+    }
+    if (pick) roaring_bitmap_free(pick);
+    free(ids);
+}
+
+/* The answer from index and rows[k], the readers row of notice r->ids[k] (named
+ * r->names[k + 1]); index ⊆ the ids. Answers in every case. */
+static void list_from_rows(struct nread *r, const roaring_bitmap_t *index, const struct store_row *rows)
+{
+    roaring_bitmap_t *read = roaring_bitmap_create();
+    char why[WP_KEY_MAX + 200];
+    bool member;
+
+    if (!read) {
+        http_reply_error(r->c, 500, "internal", "out of memory");
+        return;
+    }
+    for (size_t k = 0; k < r->nids; k++) {
+        if (!roaring_bitmap_contains(index, r->ids[k])) continue; /* deleted meanwhile */
+        if (!row_has_user(r, k + 1, &rows[k], &member, why, sizeof(why))) {
+            http_reply_bmload_failure(r->c, BMLOAD_CORRUPT, why);
+            roaring_bitmap_free(read);
+            return;
+        }
+        if (member) roaring_bitmap_add(read, r->ids[k]);
+    }
+    list_answer(r, index, read);
+    roaring_bitmap_free(read);
+}
+
+/* rows: [0] the index, [k + 1] the readers of notice r->ids[k]. */
+static void list_rows_loaded(enum store_status st, const char *err, const struct store_row *rows, void *arg)
 {
     struct nread *r = arg;
-    roaring_bitmap_t *pick = NULL;
-    uint32_t *ids = NULL;
-    bool more = false;
-    size_t n = 0;
+    roaring_bitmap_t *index = NULL;
+    char why[WP_KEY_MAX + 200];
+
+    if (st != STORE_OK) {
+        http_reply_bmload_failure(r->c, st == STORE_UNAVAILABLE ? BMLOAD_UNAVAILABLE : BMLOAD_FAILED,
+                                  err ? err : "query failed");
+        goto done;
+    }
+    if (!(index = rows[0].found ? wpath_decode_row(r->names[0], strlen(r->names[0]), &rows[0], why, sizeof(why))
+                                : roaring_bitmap_create())) {
+        http_reply_bmload_failure(r->c, rows[0].found ? BMLOAD_CORRUPT : BMLOAD_FAILED,
+                                  rows[0].found ? why : "out of memory");
+        goto done;
+    }
+    if (!roaring_bitmap_is_subset(index, r->index)) { /* a notice was added meanwhile: ask again */
+        if (++r->restarts > RESTARTS_MAX) {
+            http_reply_error(r->c, 503, "conflict_retries_exhausted",
+                             "the notices of audience %u kept changing while this request ran; try again", r->aud);
+            goto done;
+        }
+        struct nkey_ref ref = {NK_INDEX, r->aud};
+        roaring_bitmap_free(index);
+        nread_start(r, &ref, 1, list_index_loaded);
+        return;
+    }
+    list_from_rows(r, index, rows + 1);
+done:
+    if (index) roaring_bitmap_free(index);
+    nread_free(r);
+}
+
+/* r->ids and r->names (the index key first, then the readers key of each id) from
+ * r->index, and the store keys for them (sk: nids + 1 of them, malloc'ed); false
+ * when out of memory. */
+static bool list_keys(struct nread *r, struct store_key **sk)
+{
+    free(r->ids);
+    free(r->names);
+    r->names = NULL;
+    *sk = NULL;
+    if (!(r->ids = members_of(r->index, &r->nids)) || !(r->names = malloc((r->nids + 1) * NKEY_MAX)) ||
+        !(*sk = malloc((r->nids + 1) * sizeof(**sk))))
+        return false;
+    for (size_t k = 0; k <= r->nids; k++) {
+        size_t len = k ? nkey_name(r->names[k], NK_READERS, r->ids[k - 1]) : nkey_name(r->names[0], NK_INDEX, r->aud);
+        (*sk)[k] = (struct store_key){(const uint8_t *)r->names[k], len};
+    }
+    return true;
+}
+
+/* The listing when the index and every readers row are in the cache (and the request
+ * does not ask for a consistent read): answered at once, without a load. false (nothing
+ * answered) otherwise. */
+static bool list_cached(struct nread *r)
+{
+    struct store *st = r->c->app->store;
+    struct store_key *sk = NULL;
+    struct store_row *rows = NULL;
+    struct cache_blob **held = NULL;
+    char why[WP_KEY_MAX + 200];
+    bool answered = false, peeked = false;
+
+    if (http_load_flags(r->c)) return false;
+    char name[NKEY_MAX];
+    struct store_key ik = {(const uint8_t *)name, nkey_name(name, NK_INDEX, r->aud)};
+    struct store_row irow;
+    struct cache_blob *iheld;
+    if (!store_peek(st, &ik, 1, &irow, &iheld)) return false;
+    r->index = irow.found ? wpath_decode_row(name, ik.len, &irow, why, sizeof(why)) : roaring_bitmap_create();
+    store_peek_release(&iheld, 1);
+    if (!r->index) return false; /* a corrupt index (or no memory): the load says which */
+    if (!list_keys(r, &sk) || !(rows = malloc((r->nids + 1) * sizeof(*rows))) ||
+        !(held = malloc((r->nids + 1) * sizeof(*held))))
+        goto done;
+    if (!(peeked = store_peek(st, sk + 1, r->nids, rows, held))) goto done;
+    list_from_rows(r, r->index, rows);
+    answered = true;
+done:
+    if (peeked) store_peek_release(held, r->nids);
+    free(sk);
+    free(rows);
+    free(held);
+    return answered;
+}
+
+/* keys: [0] the audience's index of live notices. */
+static void list_index_loaded(struct bmload *l, enum bmload_status st, const char *msg,
+                              struct bmload_key *keys, size_t nkeys, void *arg)
+{
+    struct nread *r = arg;
+    struct store_key *sk = NULL;
+    bool ok;
 
     if (st != BMLOAD_OK) {
         http_reply_bmload_failure(r->c, st, msg);
-        goto done;
+        nread_free(r);
+        bmload_free(l);
+        return;
     }
-    const roaring_bitmap_t *index = keys[0].bm, *read = keys[1].bm;
-    uint64_t both = roaring_bitmap_and_cardinality(index, read);
-    pick = r->state == LIST_READ     ? roaring_bitmap_and(index, read)
-           : r->state == LIST_UNREAD ? roaring_bitmap_andnot(index, read)
-                                     : roaring_bitmap_copy(index);
-    ids = malloc(r->limit * sizeof(*ids));
-    if (!pick || !ids) {
-        http_reply_error(r->c, 500, "internal", "out of memory");
-        goto done;
-    }
-    n = inbox_page(pick, r->cursor, 0, r->before, r->limit, ids, &more);
-    json_t *list = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(list, json_integer(ids[i]));
-    json_t *out = json_pack("{s:I,s:I,s:s,s:I,s:I,s:o}", "audience", (json_int_t)r->aud, "user",
-                            (json_int_t)r->user, "state", list_state_names[r->state], "read", (json_int_t)both,
-                            "unread", (json_int_t)(roaring_bitmap_get_cardinality(index) - both), "notices", list);
-    json_object_set_new(out, "next_before", more && n ? json_integer(ids[n - 1]) : json_null());
-    http_reply_json(r->c, 200, out, -1);
-done:
-    if (pick) roaring_bitmap_free(pick);
-    free(ids);
-    nread_free(r);
+    if (r->index) roaring_bitmap_free(r->index);
+    r->index = keys[0].bm;
+    keys[0].bm = NULL;
     bmload_free(l);
+    ok = list_keys(r, &sk) &&
+         store_load(r->c->app->store, sk, r->nids + 1, http_load_flags(r->c), list_rows_loaded, r);
+    free(sk);
+    if (!ok) {
+        http_reply_error(r->c, 500, "internal", "out of memory");
+        nread_free(r);
+    }
 }
 
 static bool list_state_or_reply(struct http_ctx *c, enum list_state *out)
@@ -1382,8 +1218,12 @@ void notice_list(struct http_ctx *c)
     r->limit = has_limit ? (size_t)limit : (size_t)c->app->cfg->http_default_page_limit;
     r->cursor = has_before;
     r->before = (uint64_t)before;
-    struct nkey_ref refs[2] = {{NK_INDEX, aud}, {NK_USER_READ, user}};
-    nread_start(r, refs, 2, list_loaded);
+    if (list_cached(r)) {
+        nread_free(r);
+        return;
+    }
+    struct nkey_ref ref = {NK_INDEX, aud};
+    nread_start(r, &ref, 1, list_index_loaded);
 }
 
 /* keys: the users bitmap of each audience of the notice, in audience order. */
@@ -1411,12 +1251,13 @@ static void stats_users_loaded(struct bmload *l, enum bmload_status st, const ch
         unread = json_integer((json_int_t)(n - roaring_bitmap_and_cardinality(all, r->readers)));
         roaring_bitmap_free(all);
     }
+    /* preread_pending: always 0 since a preread commits with its notice (migration
+     * 0011); kept for clients that read it */
     http_reply_json(r->c, 200,
-                    json_pack("{s:I,s:o,s:I,s:o,s:o,s:I,s:I}", "id", (json_int_t)r->id, "audiences",
+                    json_pack("{s:I,s:o,s:I,s:o,s:o,s:i,s:I}", "id", (json_int_t)r->id, "audiences",
                               audiences_json(r->audiences), "readers",
                               (json_int_t)roaring_bitmap_get_cardinality(r->readers), "audience_size", size,
-                              "unread", unread, "preread_pending", (json_int_t)r->pending, "version",
-                              (json_int_t)r->version),
+                              "unread", unread, "preread_pending", 0, "version", (json_int_t)r->version),
                     r->version);
 done:
     nread_free(r);
@@ -1436,7 +1277,6 @@ static void stats_loaded(struct bmload *l, enum bmload_status st, const char *ms
     }
     r->audiences = keys[0].bm;
     r->readers = keys[1].bm;
-    r->pending = roaring_bitmap_get_cardinality(keys[2].bm);
     r->version = keys[0].version;
     keys[0].bm = keys[1].bm = NULL;
     bmload_free(l);
@@ -1455,6 +1295,6 @@ void notice_stats(struct http_ctx *c)
 
     if (!param_notice_or_reply(c, 0, &id) || !no_query_or_reply(c) || !(r = nread_new(c))) return;
     r->id = id;
-    struct nkey_ref refs[3] = {{NK_AUDIENCES, id}, {NK_READERS, id}, {NK_PREREAD, id}};
-    nread_start(r, refs, 3, stats_loaded);
+    struct nkey_ref refs[2] = {{NK_AUDIENCES, id}, {NK_READERS, id}};
+    nread_start(r, refs, 2, stats_loaded);
 }
