@@ -108,12 +108,17 @@ num BENCH_STORAGE_BOX_REDIS_USERS "$BOX_REDIS" 1 "$BOX_USERS"
 num BENCH_STORAGE_GROUPS "$GROUPS_N" 1 1000
 num BENCH_STORAGE_GROUP_MESSAGES "$GROUP_MSGS" 1 100000
 num BENCH_STORAGE_NOTICE_USERS "$NOTICE_USERS" 10 1000000
+num BENCH_STORAGE_NOTICE_MANY "$NOTICE_MANY" 0 100000
+num BENCH_STORAGE_NOTICE_MANY_READERS "$NOTICE_MANY_READERS" 1 "$NOTICE_USERS"
 num BENCH_STORAGE_SEED "$SEED" 0 2147483647
 num BENCH_STORAGE_STEP_TIMEOUT "$STEP_TIMEOUT" 10 3600
 for w in $WORKLOADS; do
   [[ $w =~ ^(checkin|box|receipt|notice)$ ]] || die "unknown workload '$w' in BENCH_STORAGE_WORKLOADS"
 done
-for s in $NOTICE_SHARES; do num "a share of BENCH_STORAGE_NOTICE_SHARES" "$s" 1 100; done
+for s in $NOTICE_SHARES; do
+  num "a share of BENCH_STORAGE_NOTICE_SHARES" "$s" 1 100
+  ((NOTICE_USERS * s / 100 > 0)) || die "a share of $s% of $NOTICE_USERS users reads no notice"
+done
 
 log() { printf '[storage %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 thousands() { sed -e ':a' -e 's/\([0-9]\)\([0-9]\{3\}\)\($\|[^0-9]\)/\1,\2\3/' -e 'ta' <<<"$1"; }
@@ -448,7 +453,9 @@ if [[ " $WORKLOADS " == *" notice "* ]]; then
       prev_rw=$(sql -c "VACUUM storage_bench.notice_rows" -c "SELECT storage_bench.bytes('storage_bench.notice_rows')")
       k=0
       while read -r f; do
-        nid=$((nbase + k))
+        nid=${f##*/notice-}
+        nid=${nid%.json}
+        ((nid == nbase + k)) || die "$label: notice body $f out of order (expected notice $((nbase + k)))"
         st=$(timeout "$STEP_TIMEOUT" curl -s -o "$W/notice.out" -w '%{http_code}' -XPOST -H 'Content-Type: application/json' \
           --data-binary "@$f" "$BENCH_HTTP/v1/notices" || true)
         [[ $st == 201 ]] || die "$label: creating notice $nid: $st $(head -c 300 "$W/notice.out" 2>/dev/null)"
@@ -492,7 +499,7 @@ if [[ " $WORKLOADS " == *" notice "* ]]; then
     fi
     for nid in $nbase $((nbase + nn - 1)); do # the first and the last notice, checked
       readers=$(awk -v n="$nid" '$1 == n' "$ev" | wc -l)
-      st=$(curl -sf "$BENCH_HTTP/v1/notices/$nid/stats" | jq -r .readers)
+      st=$(curl -sf "$BENCH_HTTP/v1/notices/$nid/stats" | jq -r .readers) || die "$label: stats of notice $nid failed"
       [[ $st == "$readers" ]] || die "$label: notice $nid: stats say $st readers, expected $readers"
     done
     NL_N=$nn

@@ -2,9 +2,10 @@
  *
  * A bitmap whose encoding is longer than CHUNK_BYTES is stored as a head row in
  * bitmapd.bitmaps (empty bits; version, cardinality, the checksum of the whole
- * encoding, nbytes) and chunks: each the CRoaring portable serialization of the
- * members whose 16-bit container key lies in [lo, hi). The ranges are the coarsest
- * halvings of 0 .. 65536 whose serialization fits CHUNK_BYTES (a range holding one
+ * encoding, nbytes) and chunks: each the members whose 16-bit container key lies in
+ * [lo, hi), in bitmapd's encoding (CRoaring portable, or dense raw bits where
+ * smaller). The ranges are the coarsest halvings of 0 .. 65536 whose portable
+ * serialization fits CHUNK_BYTES (a range holding one
  * container is never cut), so they are a function of the members alone: a write
  * that changes one container changes the chunk holding it, and a chunk is cut in
  * two or joined with its neighbour only when its size crosses CHUNK_BYTES. */

@@ -102,8 +102,9 @@ size_t codec_encoded_size(roaring_bitmap_t *bm);
 size_t codec_dense_size(const roaring_bitmap_t *bm);
 
 /* Writes the dense encoding of bm into buf[0..size), size = codec_dense_size(bm),
- * and validates it (members and cardinality); false if it does not come out so. For
- * the chunk rows, whose buffer the caller lays out. */
+ * and validates what it wrote (the encoding's rules, and a cardinality equal to
+ * bm's); false if it does not come out so. For the chunk rows, whose buffer the
+ * caller lays out. */
 bool codec_write_dense(const roaring_bitmap_t *bm, uint8_t *buf, size_t size) WUR;
 
 /* Is v a member of the encoded bitmap buf[0..len)? Reads the header and the one

@@ -7,17 +7,27 @@
 -- readers were always a superset of what they recorded (a preread user pending or
 -- not is a reader), so nothing is lost; an unfinished preread is finished by this.
 --
--- One statement (a big key's chunk rows go with its head), in the migration's
--- transaction: an interrupted run leaves every row in place and the next --migrate
--- deletes them. Only the exact key shapes
+-- All in the migration's transaction: an interrupted run leaves every row in place
+-- and the next --migrate deletes them. Only the exact key shapes
 -- the service wrote are matched (an index range scan, then the pattern), so keys
 -- a RESP client made under the same prefix stay. Instances of an older version
 -- read these rows for their listings: upgrade them all before migrating (README).
-WITH old AS (
-    SELECT key FROM bitmapd.bitmaps
+-- The DELETE runs only when such a row exists: the statement-level change trigger
+-- refuses writes while an instance holds the write-behind log's lease (0009), so a
+-- database without old rows migrates even then; one with old rows needs SELECT
+-- bitmapd.wlog_fold() first, as any psql write does (docs/design.md).
+DO $$
+DECLARE
+    old bytea[];
+BEGIN
+    SELECT array_agg(key) INTO old FROM bitmapd.bitmaps
      WHERE (key >= convert_to('notice:user:', 'UTF8') AND key < convert_to('notice:user;', 'UTF8')
-            AND encode(key, 'escape') ~ '^notice:user:(0|[1-9][0-9]{0,9}):read$')
+            AND substring(encode(key, 'escape') FROM '^notice:user:(0|[1-9][0-9]{0,9}):read$')::bigint <= 4294967295)
         OR (key >= convert_to('notice:0', 'UTF8') AND key < convert_to('notice::', 'UTF8')
-            AND encode(key, 'escape') ~ '^notice:(0|[1-9][0-9]{0,9}):preread$')),
-     chunks AS (DELETE FROM bitmapd.chunks WHERE key IN (SELECT key FROM old))
-DELETE FROM bitmapd.bitmaps WHERE key IN (SELECT key FROM old);
+            AND substring(encode(key, 'escape') FROM '^notice:(0|[1-9][0-9]{0,9}):preread$')::bigint <= 4294967295);
+    IF old IS NOT NULL THEN
+        DELETE FROM bitmapd.chunks WHERE key = ANY (old); -- a big key's chunk rows go with its head
+        DELETE FROM bitmapd.bitmaps WHERE key = ANY (old);
+    END IF;
+END
+$$;

@@ -42,6 +42,7 @@ BEGIN
     SELECT array_agg(x.key ORDER BY ch.lo, x.idx), array_agg(x.cardinality ORDER BY ch.lo, x.idx),
            array_agg(x.kind ORDER BY ch.lo, x.idx),
            array_agg(substring(ch.b FROM x.byte_offset + 1 FOR x.byte_size) ORDER BY ch.lo, x.idx),
+           -- (to_roaring leaves no dense container: kind 'd' would be a bug of its own)
            min(CASE WHEN x.key < ch.lo OR x.key >= ch.hi OR x.kind = 'd'
                     THEN format('chunk %s..%s holds container %s', ch.lo, ch.hi, x.key) END)
       INTO ks, cards, kinds, payloads, outside
@@ -106,6 +107,9 @@ BEGIN
       FROM c;
     RETURN out;
 END $$;
+
+COMMENT ON COLUMN bitmapd.chunks.bits IS
+  'The members of the chunk''s range [lo, hi) of container keys, in bitmapd''s encoding: CRoaring portable, or dense raw bits where smaller';
 
 CREATE OR REPLACE FUNCTION bitmapd.value(k bytea, bits bytea) RETURNS bytea
 LANGUAGE sql STABLE PARALLEL SAFE

@@ -158,14 +158,18 @@ bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct
         struct chunk_part *cp = &ct.parts[j];
         const struct chunk_part *was;
         roaring_bitmap_t view = part_view(bm, (int32_t)cp->cardinality, (int32_t)cp->checksum);
-        size_t dlen = codec_dense_size(&view);
+        size_t dlen = codec_dense_size(&view), plen = cp->len;
         if (dlen < cp->len) { /* bitmapd's rule for a whole value, per chunk: dense when smaller */
             dense[j] = true;
             cp->len = dlen;
         }
+        /* untouched since old was cut: the same containers, so the same bytes — or
+         * the portable bytes of a version that wrote no dense chunk, kept as they are
+         * rather than rewritten for their encoding alone */
         if (tlo <= thi && (cp->hi <= tlo || cp->lo > thi) &&
-            (was = same_part(old, nold, cp->lo, cp->hi, cp->len)) != NULL) {
-            /* untouched since old was cut: the same containers, so the same bytes */
+            ((was = same_part(old, nold, cp->lo, cp->hi, cp->len)) != NULL ||
+             (dense[j] && (was = same_part(old, nold, cp->lo, cp->hi, plen)) != NULL))) {
+            cp->len = was->len;
             reused[j] = true;
             cp->bits = NULL;
             cp->cardinality = was->cardinality;

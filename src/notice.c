@@ -1084,7 +1084,9 @@ static void list_rows_loaded(enum store_status st, const char *err, const struct
                                   rows[0].found ? why : "out of memory");
         goto done;
     }
-    if (!roaring_bitmap_is_subset(index, r->index)) { /* a notice was added meanwhile: ask again */
+    /* a notice was added meanwhile: ask again (a cardinality test, as same_set: no
+     * subset test between containers of different kinds) */
+    if (roaring_bitmap_and_cardinality(index, r->index) != roaring_bitmap_get_cardinality(index)) {
         if (++r->restarts > RESTARTS_MAX) {
             http_reply_error(r->c, 503, "conflict_retries_exhausted",
                              "the notices of audience %u kept changing while this request ran; try again", r->aud);

@@ -139,6 +139,46 @@ static void test_dense_chunks(void **state)
     roaring_bitmap_free(sparse);
 }
 
+/* A directory from a version that wrote every chunk portable: an untouched chunk
+ * that would now be dense keeps its portable row (no rewrite for its encoding
+ * alone); the touched one is written dense. */
+static void test_cut_since_portable(void **state)
+{
+    (void)state;
+    roaring_bitmap_t *bm = roaring_bitmap_create();
+    for (uint32_t v = 0; v < 4u << 16; v++)
+        if (rng32() % 10 == 0) roaring_bitmap_add(bm, v); /* four bitsets, dense as chunks */
+    struct chunk_cut now, since;
+    assert_true(chunks_cut(bm, CHUNK_BYTES, &now));
+    assert_int_equal(now.n, 4);
+    struct chunk_part old[4];
+    for (size_t j = 0; j < 4; j++) { /* as the older version cut them: portable, 8,208 bytes each */
+        assert_int_equal(now.parts[j].bits[0], 0xB1);
+        old[j] = now.parts[j];
+        old[j].len = 8208;
+        old[j].checksum = 1000 + (uint32_t)j;
+        old[j].hash = 2000 + j;
+    }
+    roaring_bitmap_add(bm, (2u << 16) + 5); /* touch container 2 */
+    roaring_bitmap_run_optimize(bm);
+    assert_true(chunks_cut_since(bm, CHUNK_BYTES, old, 4, 2, 2, &since));
+    assert_int_equal(since.n, 4);
+    for (size_t j = 0; j < 4; j++) {
+        if (j == 2) {
+            assert_non_null(since.parts[j].bits);
+            assert_int_equal(since.parts[j].bits[0], 0xB1);
+            assert_true(since.parts[j].len < 8208);
+        } else {
+            assert_null(since.parts[j].bits); /* reused: the row stays as it is */
+            assert_int_equal(since.parts[j].len, 8208);
+            assert_int_equal(since.parts[j].checksum, 1000 + j);
+        }
+    }
+    chunks_cut_free(&now);
+    chunks_cut_free(&since);
+    roaring_bitmap_free(bm);
+}
+
 /* The same members, built differently (a run container, or not), cut into the same
  * bytes; and a one-member change touches one chunk. */
 static void test_deterministic_and_local(void **state)
@@ -340,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_join_refuses),
         cmocka_unit_test(test_directories),
         cmocka_unit_test(test_cut_since),
+        cmocka_unit_test(test_cut_since_portable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

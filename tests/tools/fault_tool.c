@@ -629,7 +629,7 @@ struct u32v {
     size_t n, cap;
 };
 
-/* One row of bitmapd.chunks: the members of container keys lo .. hi-1, portable format. */
+/* One row of bitmapd.chunks: the members of container keys lo .. hi-1 (portable format or dense). */
 struct cchunk {
     long long lo, hi, cardinality, checksum;
     uint8_t *bits;
