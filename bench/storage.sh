@@ -444,7 +444,6 @@ if [[ " $WORKLOADS " == *" notice "* ]]; then
     mkdir -p -- "$W/notice"
     awk -f "$GEN" -v mode=notice_bodies -v dir="$W/notice" -v aud="$aud" <"$ev" >"$W/notice.files"
     rcli FLUSHALL >/dev/null
-    awk -f "$GEN" -v mode=notice_redis -v aud="$aud" <"$ev" >"$W/notice.redis"
     if [[ -n $each ]]; then # one notice at a time, each measured
       NL_EACH_BM=() NL_EACH_RD=() NL_EACH_RW=() NL_EACH_OWN=()
       read -r _ _ _ prev_bm < <(bitmapd_copy "$(own_sql 0) WHERE false")
@@ -488,6 +487,7 @@ if [[ " $WORKLOADS " == *" notice "* ]]; then
       read -r _ _ _ NL_BM < <(bitmapd_copy "$(own_sql "$nn")")
       NL_OWN=$(sql -c "SELECT sum(bitmapd.value_bytes(b.key, b.bits)) FROM ($(own_sql "$nn")) s JOIN bitmapd.bitmaps b ON b.key = s.k
                         WHERE convert_from(b.key, 'UTF8') LIKE '%:readers'")
+      awk -f "$GEN" -v mode=notice_redis -v aud="$aud" <"$ev" >"$W/notice.redis"
       m0=$(redis_used)
       pipe "$BENCH_REDIS_PORT" "$W/notice.redis" "$label into Redis"
       m1=$(redis_used)

@@ -203,13 +203,13 @@ static bool no_query_or_reply(struct http_ctx *c)
     return http_query_only_or_reply(c, none);
 }
 
-
 /* ---- writes: one state machine for every notice write ------------------------------- */
 
 enum nop_kind { NOP_CREATE, NOP_MOVE, NOP_DELETE, NOP_MARK, NOP_AUDIENCE };
 
 /* Where a write stands; every change goes through nop_set_step(). Each write is one
- * unit, so a client that leaves before its commit abandons it whole. */
+ * unit: a client that leaves before the unit's load starts abandons it whole, after
+ * that the unit runs to its commit. */
 enum nop_step {
     STEP_NEW,
     STEP_LOAD,   /* PUT, DELETE, mark: reading notice:{id}:audiences (PUT, DELETE build their key lists from it) */
@@ -263,8 +263,9 @@ static void nop_free(struct nop *n)
     free(n);
 }
 
-/* The client left: a run not committed yet is abandoned (a commit already on its
- * way stands, and the answer goes nowhere); nothing further starts. */
+/* The client left: the run in flight is abandoned (wpath starts no load for it;
+ * a unit whose load has started runs to its commit, and the answer goes nowhere);
+ * nothing further starts. */
 static void nop_gone(struct http_ctx *c)
 {
     struct nop *n = c->op;
@@ -752,8 +753,9 @@ void notice_delete(struct http_ctx *c)
 
 /* ---- read marks ------------------------------------------------------------------------ */
 
-/* keys: [0] audiences (never written: its version check keeps a mark from committing
- * after a concurrent delete or re-creation), [1] readers. Marks of one notice from
+/* keys: [0] audiences (never written: the mark commits only if they are still at the
+ * version its unit loaded, so never onto a notice deleted after that load), [1]
+ * readers. Marks of one notice from
  * many clients merge into one commit of its readers (wpath trains). */
 static enum wp_mutation mark_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
