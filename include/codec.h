@@ -1,6 +1,6 @@
 /* codec.h — the only door between stored bytes and CRoaring.
  *
- * A stored bitmap is in one of two encodings, told apart by its first byte:
+ * A stored bitmap is in one of three encodings, told apart by its first byte:
  *  - "roaring": the CRoaring *portable* serialization (first byte 0x3A or 0x3B),
  *    readable by every Roaring implementation; the default.
  *  - "dense": 0xB1, then base / 8 as a minimal unsigned LEB128 varint (at most
@@ -9,6 +9,7 @@
  *    to a multiple of 8; the first and the last raw byte are non-zero and
  *    base + 8 * nbytes <= 2^32, so each bitmap has one encoding. The empty
  *    bitmap is B1 00.
+ *  - "gaps": 0xB2, Golomb-Rice coded gaps (below, and codec_gaps.h); chunk rows only.
  * codec_encode() writes dense only when it is strictly smaller than the
  * run-optimized portable serialization (small dense sets: a year of daily
  * check-ins, a group's read receipts), so sparse bitmaps stay Roaring.
@@ -107,6 +108,23 @@ size_t codec_dense_size(const roaring_bitmap_t *bm);
  * caller lays out. */
 bool codec_write_dense(const roaring_bitmap_t *bm, uint8_t *buf, size_t size) WUR;
 
+/* The "gaps" encoding (0xB2, layout in codec_gaps.h): the members, or the non-members
+ * between the smallest and the largest, as Golomb-Rice coded gaps; about log2(1/p) + 2
+ * bits per member at density p. Chunk rows take it where it is smaller than both
+ * others (a chunk 10% or 90% full: about half its raw bits); codec_encode never writes
+ * it, so a one-row value is never in it. Every function here reads it. */
+struct codec_gaps {
+    size_t size; /* bytes */
+    bool complement;
+    unsigned k;
+};
+/* The smallest gaps encoding of bm (may be a view): false for the empty bitmap. One pass
+ * over the members. */
+bool codec_gaps_plan(const roaring_bitmap_t *bm, struct codec_gaps *g) WUR;
+/* Writes that encoding into buf[0..g->size) and validates what it wrote (the rules, and
+ * bm's cardinality); false if it does not come out so. */
+bool codec_write_gaps(const roaring_bitmap_t *bm, const struct codec_gaps *g, uint8_t *buf) WUR;
+
 /* Is v a member of the encoded bitmap buf[0..len)? Reads the header and the one
  * container (or raw byte) that can hold v, without decoding the rest: for reads of one
  * bit of a cached big value, whose bytes were checked when they were cached. Every
@@ -114,7 +132,7 @@ bool codec_write_dense(const roaring_bitmap_t *bm, uint8_t *buf, size_t size) WU
  * reads is malformed (the caller then decodes, which reports why). */
 bool codec_contains(const uint8_t *buf, size_t len, uint32_t v, bool *member) WUR;
 
-/* "roaring" or "dense" by the leading bytes (a portable cookie, or the dense tag),
+/* "roaring", "dense" or "gaps" by the leading bytes (a portable cookie, or a tag),
  * NULL for neither. Does not validate: use codec_validate for that. */
 const char *codec_encoding_name(const uint8_t *buf, size_t len);
 

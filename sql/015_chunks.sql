@@ -6,7 +6,7 @@
 --
 -- bitmapd.value(key, bits) is bits itself for a one-row bitmap (an inlined CASE: no
 -- cost), and for a chunked one (bits is empty) the Roaring portable serialization of
--- all its chunks (each in bitmapd's encoding, portable or dense, whichever is smaller): their containers in key order, with one header, runs kept (cookie
+-- all its chunks (each in the smallest of bitmapd's encodings: portable, dense or gaps): their containers in key order, with one header, runs kept (cookie
 -- 12347 when a container is a run). It checks that every container lies inside its
 -- chunk's range and that chunks do not overlap, and raises 22P03 otherwise.
 --
@@ -14,13 +14,7 @@
 -- which the bitmap differs from its chunks. bitmapd.value() applies them: each
 -- container they touch is rebuilt (an array up to 4096 members, else a bitset).
 
--- A bitset container's 8192 bytes holding the values vals (0 .. 65535, distinct).
-CREATE OR REPLACE FUNCTION bitmapd._bitset(vals integer[]) RETURNS bytea
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT string_agg(set_byte('\x00'::bytea, 0, coalesce(b.x, 0)), ''::bytea ORDER BY i.i)
-        FROM generate_series(0, 8191) AS i(i)
-        LEFT JOIN (SELECT v >> 3 AS i, sum(1 << (v & 7))::integer AS x FROM unnest(vals) AS v GROUP BY 1) b
-               ON b.i = i.i $$;
+-- (bitmapd._bitset, a bitset container's bytes, is in 010_codec.sql.)
 
 CREATE OR REPLACE FUNCTION bitmapd._assemble(k bytea) RETURNS bytea
 LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
@@ -109,7 +103,7 @@ BEGIN
 END $$;
 
 COMMENT ON COLUMN bitmapd.chunks.bits IS
-  'The members of the chunk''s range [lo, hi) of container keys, in bitmapd''s encoding: CRoaring portable, or dense raw bits where smaller';
+  'The members of the chunk''s range [lo, hi) of container keys, in the smallest of bitmapd''s encodings: CRoaring portable, dense raw bits, or gaps (Rice-coded gaps); bitmapd.to_roaring(bits) reads any of them';
 
 CREATE OR REPLACE FUNCTION bitmapd.value(k bytea, bits bytea) RETURNS bytea
 LANGUAGE sql STABLE PARALLEL SAFE

@@ -118,17 +118,40 @@ bool chunks_cut_optimized(const roaring_bitmap_t *bm, size_t max_bytes, struct c
     return chunks_cut_since(bm, max_bytes, NULL, 0, 1, 0, out);
 }
 
-/* The part of old with exactly the range [lo, hi) and length len, or NULL (old in lo
+/* The part of old with exactly the range [lo, hi) and card members, or NULL (old in lo
  * order). */
 static const struct chunk_part *same_part(const struct chunk_part *old, size_t nold, uint32_t lo, uint32_t hi,
-                                          size_t len)
+                                          int64_t card)
 {
     size_t a = 0, b = nold;
     while (a < b) {
         size_t m = a + (b - a) / 2;
         if (old[m].lo < lo) a = m + 1; else b = m;
     }
-    return a < nold && old[a].lo == lo && old[a].hi == hi && old[a].len == len ? &old[a] : NULL;
+    return a < nold && old[a].lo == lo && old[a].hi == hi && old[a].cardinality == card ? &old[a] : NULL;
+}
+
+enum chunk_enc { ENC_PORTABLE, ENC_DENSE, ENC_GAPS };
+
+/* bitmapd's rule for a whole value, per chunk, with gaps besides: the smallest of the
+ * portable serialization (plen bytes), raw bits and gaps, in that order on a tie. Gaps
+ * are planned (a pass over the members) only where they can win: at a density between
+ * 1/4 and 3/4 of the span a gap costs at least the raw bits it replaces. */
+static size_t part_size(const roaring_bitmap_t *view, size_t plen, enum chunk_enc *enc, struct codec_gaps *g)
+{
+    size_t dlen = codec_dense_size(view), best = plen;
+    *enc = ENC_PORTABLE;
+    if (dlen < best) {
+        *enc = ENC_DENSE;
+        best = dlen;
+    }
+    uint64_t card = roaring_bitmap_get_cardinality(view);
+    uint64_t span = card ? (uint64_t)roaring_bitmap_maximum(view) - roaring_bitmap_minimum(view) + 1 : 0;
+    if (card && (4 * card < span || 4 * card > 3 * span) && codec_gaps_plan(view, g) && g->size < best) {
+        *enc = ENC_GAPS;
+        best = g->size;
+    }
+    return best;
 }
 
 bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct chunk_part *old, size_t nold,
@@ -137,7 +160,9 @@ bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct
     const roaring_array_t *ra = &bm->high_low_container;
     struct cutter ct = {.ra = ra, .max_bytes = max_bytes};
     size_t total = 0;
-    bool ok = false, *reused = NULL, *dense = NULL;
+    bool ok = false, *reused = NULL;
+    enum chunk_enc *enc = NULL;
+    struct codec_gaps *gaps = NULL;
 
     *out = (struct chunk_cut){0};
     int32_t nc = ra->size;
@@ -153,31 +178,27 @@ bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct
         ct.rsum[i + 1] = ct.rsum[i] + run;
     }
     cut_range(&ct, 0, CHUNK_KEYS, 0, nc);
-    if (!(reused = calloc(ct.n + 1, sizeof(*reused))) || !(dense = calloc(ct.n + 1, sizeof(*dense)))) goto done;
+    if (!(reused = calloc(ct.n + 1, sizeof(*reused))) || !(enc = calloc(ct.n + 1, sizeof(*enc))) ||
+        !(gaps = calloc(ct.n + 1, sizeof(*gaps))))
+        goto done;
     for (size_t j = 0; j < ct.n; j++) {
         struct chunk_part *cp = &ct.parts[j];
         const struct chunk_part *was;
         roaring_bitmap_t view = part_view(bm, (int32_t)cp->cardinality, (int32_t)cp->checksum);
-        size_t dlen = codec_dense_size(&view), plen = cp->len;
-        if (dlen < cp->len) { /* bitmapd's rule for a whole value, per chunk: dense when smaller */
-            dense[j] = true;
-            cp->len = dlen;
-        }
-        /* untouched since old was cut: the same containers, so the same bytes — or
-         * the portable bytes of a version that wrote no dense chunk, kept as they are
-         * rather than rewritten for their encoding alone */
+        /* untouched since old was cut: the same members, so the bytes old has (whatever
+         * encoding they are in; never rewritten for their encoding alone) */
         if (tlo <= thi && (cp->hi <= tlo || cp->lo > thi) &&
-            ((was = same_part(old, nold, cp->lo, cp->hi, cp->len)) != NULL ||
-             (dense[j] && (was = same_part(old, nold, cp->lo, cp->hi, plen)) != NULL))) {
+            (was = same_part(old, nold, cp->lo, cp->hi, (int64_t)roaring_bitmap_get_cardinality(&view)))) {
             cp->len = was->len;
             reused[j] = true;
             cp->bits = NULL;
             cp->cardinality = was->cardinality;
             cp->checksum = was->checksum;
             cp->hash = was->hash;
-        } else {
-            total += cp->len; /* only what is serialized needs room */
+            continue;
         }
+        cp->len = part_size(&view, cp->len, &enc[j], &gaps[j]);
+        total += cp->len; /* only what is serialized needs room */
     }
     if (!(out->buf = malloc(total ? total : 1))) goto done;
     uint8_t *p = out->buf;
@@ -185,9 +206,10 @@ bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct
         if (reused[j]) continue;
         struct chunk_part *cp = &ct.parts[j];
         roaring_bitmap_t view = part_view(bm, (int32_t)cp->cardinality, (int32_t)cp->checksum);
-        if (dense[j] ? !codec_write_dense(&view, p, cp->len)
-                     : roaring_bitmap_portable_serialize(&view, (char *)p) != cp->len)
-            goto done; /* our size arithmetic and CRoaring disagree */
+        if (enc[j] == ENC_DENSE   ? !codec_write_dense(&view, p, cp->len)
+            : enc[j] == ENC_GAPS  ? !codec_write_gaps(&view, &gaps[j], p)
+                                  : roaring_bitmap_portable_serialize(&view, (char *)p) != cp->len)
+            goto done; /* our size arithmetic and the encoders disagree */
         cp->bits = p;
         cp->cardinality = (int64_t)roaring_bitmap_get_cardinality(&view);
         cp->checksum = codec_crc32c(p, cp->len);
@@ -200,7 +222,8 @@ bool chunks_cut_since(const roaring_bitmap_t *bm, size_t max_bytes, const struct
     ok = true;
 done:
     free(reused);
-    free(dense);
+    free(enc);
+    free(gaps);
     free(ct.psum);
     free(ct.rsum);
     free(ct.parts);

@@ -1,7 +1,8 @@
 /* codec.c — the only code that turns stored bytes into CRoaring bitmaps and back.
- * It reads and writes two encodings (CRoaring portable, and "dense" raw bits when
- * that is smaller), validates both completely, because CRoaring 0.2.66 accepts
- * crafted bytes that later crash it, and checks every encoding before it is stored. */
+ * It reads and writes three encodings (CRoaring portable, "dense" raw bits when that
+ * is smaller, and for chunk rows "gaps", in codec_gaps.c), validates each completely,
+ * because CRoaring 0.2.66 accepts crafted bytes that later crash it, and checks every
+ * encoding before it is stored. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "codec.h"
+#include "codec_gaps.h"
 
 /* Constants of the portable format (RoaringFormatSpec). */
 enum {
@@ -587,11 +589,48 @@ err:
     return NULL;
 }
 
-/* ---- both encodings ---------------------------------------------------------------- */
+/* ---- the gaps encoding (codec_gaps.c) ------------------------------------------------ */
+
+/* A checked gaps value: its members, or its raw bits made a dense value. */
+static roaring_bitmap_t *decode_gaps(const uint8_t *buf, size_t len)
+{
+    uint32_t *vals, base8 = 0;
+    uint8_t *raw;
+    size_t n, nraw;
+    roaring_bitmap_t *bm = NULL;
+    if (!gaps_unpack(buf, len, &vals, &n, &raw, &nraw, &base8)) return NULL;
+    if (vals) {
+        if ((bm = roaring_bitmap_create())) roaring_bitmap_add_many(bm, n, vals);
+    } else {
+        struct dense d = {base8 * 8, raw, nraw};
+        bm = decode_dense(&d);
+    }
+    free(vals);
+    free(raw);
+    return bm;
+}
+
+bool codec_gaps_plan(const roaring_bitmap_t *bm, struct codec_gaps *g)
+{
+    struct gaps_plan p;
+    if (!gaps_plan_of(bm, &p) || p.size > CODEC_MAX_BYTES) return false;
+    *g = (struct codec_gaps){p.size, p.complement, p.k};
+    return true;
+}
+
+bool codec_write_gaps(const roaring_bitmap_t *bm, const struct codec_gaps *g, uint8_t *buf)
+{
+    struct gaps_plan p = {g->size, g->complement, g->k};
+    uint64_t card;
+    return gaps_write(bm, &p, buf) && gaps_check(buf, g->size, &card, NULL, 0) &&
+           card == roaring_bitmap_get_cardinality(bm);
+}
+
+/* ---- every encoding ----------------------------------------------------------------- */
 
 /* What validate() found: the encoding and the number of members it holds. */
 struct parsed {
-    bool is_dense;
+    bool is_dense, is_gaps;
     struct dense dense; /* when is_dense */
     uint64_t card;
 };
@@ -604,10 +643,14 @@ static bool validate(const uint8_t *buf, size_t len, struct parsed *p, char *err
         return fail(&r, "too large: %zu bytes", len);
     if (!buf && len > 0)
         return fail(&r, "no buffer");
-    if (len > 0 && buf[0] != DENSE_TAG && buf[0] != (FMT_COOKIE_NO_RUN & 0xFF) &&
+    if (len > 0 && buf[0] != DENSE_TAG && buf[0] != GAPS_TAG && buf[0] != (FMT_COOKIE_NO_RUN & 0xFF) &&
         buf[0] != (FMT_COOKIE_RUN & 0xFF))
-        return fail(&r, "bad cookie: first byte 0x%02x is neither Roaring (0x3a, 0x3b) nor dense (0xb1)",
+        return fail(&r, "bad cookie: first byte 0x%02x is neither Roaring (0x3a, 0x3b), dense (0xb1) nor gaps (0xb2)",
                     buf[0]);
+    if (len > 0 && buf[0] == GAPS_TAG) {
+        p->is_gaps = true;
+        return gaps_check(buf, len, &p->card, err, errlen);
+    }
     if (len == 0 || buf[0] != DENSE_TAG)
         return validate_roaring(&r, &p->card);
     p->is_dense = true;
@@ -644,6 +687,7 @@ bool codec_contains(const uint8_t *buf, size_t len, uint32_t v, bool *member)
     size_t pos, size;
 
     *member = false;
+    if (len >= 1 && buf[0] == GAPS_TAG) return false; /* no index into it: the caller decodes */
     if (len >= 1 && buf[0] == DENSE_TAG) {
         struct dense d;
         if (!read_dense(&r, &d)) return false;
@@ -693,6 +737,8 @@ const char *codec_encoding_name(const uint8_t *buf, size_t len)
 {
     if (len >= 1 && buf[0] == DENSE_TAG)
         return "dense";
+    if (len >= 1 && buf[0] == GAPS_TAG)
+        return "gaps";
     if (len >= 2 && (buf[0] == (FMT_COOKIE_NO_RUN & 0xFF) || buf[0] == (FMT_COOKIE_RUN & 0xFF)) &&
         buf[1] == FMT_COOKIE_RUN >> 8)
         return "roaring";
@@ -712,8 +758,9 @@ roaring_bitmap_t *codec_decode(const uint8_t *buf, size_t len, char *err, size_t
         return NULL;
     /* Valid input cannot make this fail except on allocation failure, and so it
      * never reaches CRoaring's stderr messages. */
-    roaring_bitmap_t *bm = p.is_dense ? decode_dense(&p.dense)
-                                      : roaring_bitmap_portable_deserialize_safe((const char *)buf, len);
+    roaring_bitmap_t *bm = p.is_dense  ? decode_dense(&p.dense)
+                           : p.is_gaps ? decode_gaps(buf, len)
+                                       : roaring_bitmap_portable_deserialize_safe((const char *)buf, len);
     if (!bm) {
         set_err(err, errlen, "deserialization failed (out of memory?)");
         return NULL;

@@ -107,10 +107,10 @@ static void test_round_trips(void **state)
     roaring_bitmap_free(top);
 }
 
-/* Each chunk takes bitmapd's smaller encoding: a notice's readers (random users of
- * 0 … 99,999, 10% and 90% of them) are two chunks, each dense where raw bits are
- * smaller than Roaring's containers, about the 12,500 bytes of the raw bits in all;
- * a sparse chunk stays Roaring. */
+/* Each chunk takes bitmapd's smallest encoding: a notice's readers (random users of
+ * 0 … 99,999, 10% and 90% of them) are two chunks in the gaps encoding, about half of
+ * the 12,500 bytes of the raw bits in all; a chunk half full is raw bits; a sparse
+ * chunk is never raw bits. */
 static void test_dense_chunks(void **state)
 {
     (void)state;
@@ -123,14 +123,23 @@ static void test_dense_chunks(void **state)
         assert_int_equal(cut.n, 2);
         size_t total = 0;
         for (size_t i = 0; i < cut.n; i++) {
-            assert_int_equal(cut.parts[i].bits[0], 0xB1); /* the dense tag */
+            assert_int_equal(cut.parts[i].bits[0], 0xB2); /* the gaps tag */
             total += cut.parts[i].len;
         }
-        assert_true(total <= 100000 / 8 + 16);
+        assert_true(total <= 100000 / 8 * 55 / 100);
         chunks_cut_free(&cut);
         assert_int_equal(round_trip(bm), 2);
         roaring_bitmap_free(bm);
     }
+    roaring_bitmap_t *half = roaring_bitmap_create();
+    for (uint32_t u = 0; u < 100000; u++)
+        if (rng32() % 2) roaring_bitmap_add(half, u);
+    assert_int_equal(round_trip(half), 2);
+    struct chunk_cut hcut;
+    assert_true(chunks_cut(half, CHUNK_BYTES, &hcut));
+    for (size_t i = 0; i < hcut.n; i++) assert_int_equal(hcut.parts[i].bits[0], 0xB1); /* the dense tag */
+    chunks_cut_free(&hcut);
+    roaring_bitmap_free(half);
     roaring_bitmap_t *sparse = random_bitmap(3000, 4294967296ULL, 0);
     struct chunk_cut cut;
     assert_true(chunks_cut(sparse, CHUNK_BYTES, &cut));
@@ -140,20 +149,20 @@ static void test_dense_chunks(void **state)
 }
 
 /* A directory from a version that wrote every chunk portable: an untouched chunk
- * that would now be dense keeps its portable row (no rewrite for its encoding
- * alone); the touched one is written dense. */
+ * that would now be gaps keeps its portable row (no rewrite for its encoding
+ * alone); the touched one is written in gaps. */
 static void test_cut_since_portable(void **state)
 {
     (void)state;
     roaring_bitmap_t *bm = roaring_bitmap_create();
     for (uint32_t v = 0; v < 4u << 16; v++)
-        if (rng32() % 10 == 0) roaring_bitmap_add(bm, v); /* four bitsets, dense as chunks */
+        if (rng32() % 10 == 0) roaring_bitmap_add(bm, v); /* four bitsets, gaps as chunks */
     struct chunk_cut now, since;
     assert_true(chunks_cut(bm, CHUNK_BYTES, &now));
     assert_int_equal(now.n, 4);
     struct chunk_part old[4];
     for (size_t j = 0; j < 4; j++) { /* as the older version cut them: portable, 8,208 bytes each */
-        assert_int_equal(now.parts[j].bits[0], 0xB1);
+        assert_int_equal(now.parts[j].bits[0], 0xB2);
         old[j] = now.parts[j];
         old[j].len = 8208;
         old[j].checksum = 1000 + (uint32_t)j;
@@ -166,8 +175,8 @@ static void test_cut_since_portable(void **state)
     for (size_t j = 0; j < 4; j++) {
         if (j == 2) {
             assert_non_null(since.parts[j].bits);
-            assert_int_equal(since.parts[j].bits[0], 0xB1);
-            assert_true(since.parts[j].len < 8208);
+            assert_int_equal(since.parts[j].bits[0], 0xB2);
+            assert_true(since.parts[j].len < 8208 / 2);
         } else {
             assert_null(since.parts[j].bits); /* reused: the row stays as it is */
             assert_int_equal(since.parts[j].len, 8208);

@@ -1023,7 +1023,7 @@ static void test_dense_malformed(void **state)
         const char *why;
     } cases[] = {
         {"\xB0\x00\x01", 3, "bad cookie: first byte 0xb0"},
-        {"\xB2", 1, "bad cookie: first byte 0xb2"},
+        {"\xB3", 1, "bad cookie: first byte 0xb3"}, /* 0xB2 is the gaps tag (test_gaps.c) */
         {"\x00\x00\x00\x00", 4, "bad cookie: first byte 0x00"},
         {"\xB1", 1, "dense: truncated base varint"},
         {"\xB1\x80", 2, "dense: truncated base varint"},

@@ -38,12 +38,12 @@ fuzz-seeds: $(FUZZ_BUILD)/gen_seeds
 	mkdir -p tests/fuzz/corpus
 	$< tests/fuzz/corpus
 
-$(FUZZ_BUILD)/gen_seeds: tests/fuzz/gen_seeds.c src/codec.c | $(FUZZ_BUILD)/src
+$(FUZZ_BUILD)/gen_seeds: tests/fuzz/gen_seeds.c src/codec.c src/codec_gaps.c | $(FUZZ_BUILD)/src
 	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $^ -lroaring
 
 # The project sources each target needs, instrumented for coverage.
-$(FUZZ_BUILD)/fuzz_codec: $(FUZZ_BUILD)/src/codec.o
-$(FUZZ_BUILD)/fuzz_codec_ops: $(FUZZ_BUILD)/src/codec.o
+$(FUZZ_BUILD)/fuzz_codec: $(FUZZ_BUILD)/src/codec.o $(FUZZ_BUILD)/src/codec_gaps.o
+$(FUZZ_BUILD)/fuzz_codec_ops: $(FUZZ_BUILD)/src/codec.o $(FUZZ_BUILD)/src/codec_gaps.o
 $(FUZZ_BUILD)/fuzz_rproto: $(FUZZ_BUILD)/src/rproto.o
 # fuzz_http.c includes src/http.c itself (to reach its static request entry) and is
 # linked with every other module but main.c; ld --wrap replaces each route handler
@@ -82,11 +82,11 @@ $(FUZZ_BUILD)/src $(FUZZ_BUILD)/cov/src:
 # run once over build-fuzz/corpus/<target>, the regression inputs and the seeds.
 FUZZ_COV       := $(FUZZ_BUILD)/cov
 FUZZ_COVFLAGS  ?= -fprofile-instr-generate -fcoverage-mapping
-FUZZ_COV_SRCS  ?= src/codec.c src/rproto.c src/router.c src/reqparse.c src/http.c
+FUZZ_COV_SRCS  ?= src/codec.c src/codec_gaps.c src/rproto.c src/router.c src/reqparse.c src/http.c
 FUZZ_PROFDATA  ?= llvm-profdata-14
 FUZZ_LLVM_COV  ?= llvm-cov-14
-$(FUZZ_COV)/fuzz_codec: $(FUZZ_COV)/src/codec.o
-$(FUZZ_COV)/fuzz_codec_ops: $(FUZZ_COV)/src/codec.o
+$(FUZZ_COV)/fuzz_codec: $(FUZZ_COV)/src/codec.o $(FUZZ_COV)/src/codec_gaps.o
+$(FUZZ_COV)/fuzz_codec_ops: $(FUZZ_COV)/src/codec.o $(FUZZ_COV)/src/codec_gaps.o
 $(FUZZ_COV)/fuzz_rproto: $(FUZZ_COV)/src/rproto.o
 $(FUZZ_COV)/fuzz_http: $(FUZZ_HTTP_OBJS:$(FUZZ_BUILD)/src/%=$(FUZZ_COV)/src/%) \
                        $(FUZZ_BUILD)/fuzz_http_stubs.inc $(FUZZ_BUILD)/fuzz_http.wrap

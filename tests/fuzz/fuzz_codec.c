@@ -14,6 +14,8 @@
  *    bytes that validate and decode to the same set; the encoding chosen follows
  *    the documented rule (dense only when strictly smaller); a dense input that
  *    re-encodes dense comes back byte for byte (one encoding per bitmap);
+ *  - a gaps input (0xB2) is read alike by a bit-by-bit reader here; the decoded bitmap
+ *    (up to 65536 members) written as gaps decodes to itself;
  *  - codec_contains (one bit read in place) agrees with the decoded bitmap on the
  *    edges, the input's checksum and its least and greatest members, and on any bytes
  *    at all never reads past the end;
@@ -176,6 +178,74 @@ FUZZ_NOCOV static void ref_dense(const uint8_t *b, size_t len, struct ivs *s)
     }
 }
 
+/* Reads a gaps encoding (codec_gaps.h), one bit at a time. */
+FUZZ_NOCOV static uint64_t ref_varint(const uint8_t *b, size_t len, size_t *at)
+{
+    uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+        CHECK(*at < len && shift < 35, "accepted a broken varint");
+        v |= (uint64_t)(b[*at] & 0x7F) << shift;
+        if (!(b[(*at)++] & 0x80)) return v;
+    }
+}
+
+FUZZ_NOCOV static unsigned ref_bit(const uint8_t *b, size_t len, uint64_t *pos)
+{
+    CHECK(*pos / 8 < len, "reference reader ran past the end of a gaps stream");
+    unsigned bit = b[*pos / 8] >> (*pos % 8) & 1;
+    (*pos)++;
+    return bit;
+}
+
+FUZZ_NOCOV static void ref_gaps(const uint8_t *b, size_t len, struct ivs *s)
+{
+    size_t at = 1;
+    uint64_t base = ref_varint(b, len, &at), span = ref_varint(b, len, &at);
+    CHECK(at < len, "accepted gaps without a mode");
+    unsigned mode = b[at++], k = mode & 31;
+    bool comp = mode & 0x80;
+    uint64_t n = ref_varint(b, len, &at), prev = base - 1, pos = 8 * (uint64_t)at; /* prev wraps for 0 */
+    CHECK(n >= 1 && !(mode & 0x60) && base + span <= UINT32_MAX, "accepted a gaps header it should not");
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t q = 0, low = 0;
+        while (!ref_bit(b, len, &pos)) q++;
+        for (unsigned j = 0; j < k; j++) low |= (uint64_t)ref_bit(b, len, &pos) << j;
+        uint64_t v = prev + 1 + (q << k | low); /* prev + 1 wraps back to base for the first */
+        CHECK(v <= base + span, "accepted a gaps value past the span");
+        if (comp) {
+            CHECK(v > base && v < base + span, "accepted a complement value on the edge");
+            if (v > prev + 1) iv_add(s, i ? prev + 1 : base, v - 1);
+        } else {
+            CHECK(i || v == base, "accepted a first member that is not base");
+            iv_add(s, v, v);
+        }
+        prev = v;
+    }
+    if (comp) iv_add(s, prev + 1, base + span);
+    else CHECK(prev == base + span, "accepted a last member that is not base + span");
+    CHECK((pos + 7) / 8 == len, "accepted gaps with %zu bytes of which %" PRIu64 " are read", len, (pos + 7) / 8);
+}
+
+/* The gaps encoding of a non-empty bm decodes to it (what chunk rows store). */
+FUZZ_NOCOV static void gaps_round_trip(const roaring_bitmap_t *bm, const char *what)
+{
+    struct codec_gaps g;
+    char err[160] = "";
+    if (roaring_bitmap_is_empty(bm)) {
+        CHECK(!codec_gaps_plan(bm, &g), "%s: a gaps plan for the empty bitmap", what);
+        return;
+    }
+    CHECK(codec_gaps_plan(bm, &g), "%s: no gaps plan", what);
+    uint8_t *buf = malloc(g.size);
+    if (!buf) abort();
+    CHECK(codec_write_gaps(bm, &g, buf), "%s: codec_write_gaps failed (%zu bytes planned)", what, g.size);
+    roaring_bitmap_t *back = codec_decode(buf, g.size, err, sizeof(err));
+    CHECK(back, "%s: own gaps encoding does not decode: %s", what, err);
+    CHECK(roaring_bitmap_equals(back, bm), "%s: decode(gaps(bm)) != bm", what);
+    roaring_bitmap_free(back);
+    free(buf);
+}
+
 /* ---- comparing a bitmap with the intervals ----------------------------------------- */
 
 /* Members of bm in [lo, hi]. */
@@ -282,11 +352,13 @@ static void check_valid(const uint8_t *data, size_t size)
     char err[160] = "";
     struct ivs ref = {0};
     const char *name = codec_encoding_name(data, size);
-    bool dense_in = data[0] == 0xB1;
-    CHECK(name && strcmp(name, dense_in ? "dense" : "roaring") == 0, "encoding name %s",
+    bool dense_in = data[0] == 0xB1, gaps_in = data[0] == 0xB2;
+    CHECK(name && strcmp(name, dense_in ? "dense" : gaps_in ? "gaps" : "roaring") == 0, "encoding name %s",
           name ? name : "NULL");
     if (dense_in)
         ref_dense(data, size, &ref);
+    else if (gaps_in)
+        ref_gaps(data, size, &ref);
     else
         ref_portable(data, size, &ref);
 
@@ -303,11 +375,16 @@ static void check_valid(const uint8_t *data, size_t size)
     }
     for (size_t i = 0; i < 6; i++) {
         bool m;
+        if (gaps_in) { /* no index into a gaps stream: the caller is told to decode */
+            CHECK(!codec_contains(data, size, probes[i], &m), "codec_contains answered from gaps bytes");
+            continue;
+        }
         CHECK(codec_contains(data, size, probes[i], &m), "codec_contains refused a valid input");
         CHECK(m == roaring_bitmap_contains(bm, probes[i]), "codec_contains(%" PRIu32 ") says %d", probes[i], m);
     }
 
     size_t len;
+    if (roaring_bitmap_get_cardinality(bm) <= ENUMERATE_MAX) gaps_round_trip(bm, "input");
     uint8_t *out = round_trip(bm, &len, "input");
     if (dense_in && out[0] == 0xB1)
         CHECK(len == size && memcmp(out, data, size) == 0,

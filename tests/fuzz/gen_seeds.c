@@ -133,6 +133,19 @@ static void codec_seeds(void)
     put_bitmap("mixed5", bm, true);
     put_damaged("bad_run_flags", bm, true, 4, 0xFF, 0);
 
+    /* gaps (chunk rows): 10% of a key, direct; 90%, complement. Last, so that the
+     * seeds above keep their bytes. */
+    for (int pct = 10; pct <= 90; pct += 80) {
+        struct codec_gaps g;
+        uint8_t *out;
+        roaring_bitmap_clear(bm);
+        for (uint32_t v = 3u << 16; v < 4u << 16; v++)
+            if (lcg() % 100 < (uint32_t)pct) roaring_bitmap_add(bm, v);
+        if (!codec_gaps_plan(bm, &g) || !(out = malloc(g.size)) || !codec_write_gaps(bm, &g, out)) exit(1);
+        put("codec", pct == 10 ? "gaps_direct" : "gaps_complement", out, g.size);
+        free(out);
+    }
+
     roaring_bitmap_free(bm);
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_sql_members.sh — checks the SQL decoder (sql/010_codec.sql) against the C codec,
-# for both stored encodings (Roaring portable and dense): every fixture printed by
+# for the stored encodings (Roaring portable, dense, and gaps for chunk rows): every fixture printed by
 # tests/gen_fixtures.c (Roaring layouts) and by the dense generator below is decoded
 # in PostgreSQL and compared with the values computed in C; malformed inputs must
 # raise an error; rows written by a running bitmapd read back the same from SQL.
@@ -110,25 +110,57 @@ static void arrays_512k(roaring_bitmap_t *bm)
     }
 }
 
+/* gaps (chunk rows): 10% of one key (a bitset when exported), 90% across two keys
+ * (complement), 90% up to 2^32 - 1, 300 members over the whole range (arrays), single
+ * members at both ends */
+static void tenth(roaring_bitmap_t *bm)
+{
+    for (uint32_t v = 0; v < 65536; v++)
+        if (lcg() % 10 == 0) roaring_bitmap_add(bm, v);
+    roaring_bitmap_add(bm, 0);
+}
+static void ninety_two_keys(roaring_bitmap_t *bm)
+{
+    for (uint32_t v = 3 * 65536 + 100; v < 4 * 65536 + 30000; v++)
+        if (lcg() % 10) roaring_bitmap_add(bm, v);
+}
+static void ninety_top(roaring_bitmap_t *bm)
+{
+    for (uint64_t v = 4294967296u - 70000; v < 4294967296u; v++)
+        if (lcg() % 10) roaring_bitmap_add(bm, (uint32_t)v);
+    roaring_bitmap_add(bm, 4294967295u);
+}
+static void wide(roaring_bitmap_t *bm)
+{
+    for (int i = 0; i < 300; i++) roaring_bitmap_add(bm, lcg() * 256u + (lcg() & 255));
+}
+
 static const struct {
     const char *name;
     void (*build)(roaring_bitmap_t *bm);
     uint64_t lo, hi; /* count_range bounds, cutting through bytes on purpose */
+    bool gaps;       /* written in the gaps encoding (as chunk rows are), not codec_encode's */
 } fixtures[] = {
-    {"dense_empty", empty, 0, 100},
-    {"dense_single_zero", single_zero, 0, 1},
-    {"dense_single_max", single_max, 4294967290u, 4294967296u},
-    {"dense_checkin_year", checkin_year, 20003, 20101},
-    {"dense_checkin_year_in_one_byte", checkin_year, 20002, 20005},
-    {"dense_checkin_year_whole_bytes", checkin_year, 20008, 20080},
-    {"dense_checkin_year_outside", checkin_year, 0, 19999},
-    {"dense_checkin_30_days", checkin_30_days, 20005, 20006},
-    {"dense_receipt_200", receipt_200, 3, 397},
-    {"dense_two_keys", two_keys, 3 * 65536 + 1234, 4 * 65536 + 77},
-    {"dense_top", top, 4294967296u - 5001, 4294967296u},
-    {"dense_big_512k", big, 1000003, 3000001},
-    {"dense_card_4096_4097", card_4096_4097, 7 * 65536 + 4321, 8 * 65536 + 1234},
-    {"dense_arrays_512k", arrays_512k, 20 * 65536 + 17, 70 * 65536 - 17},
+    {"dense_empty", empty, 0, 100, false},
+    {"dense_single_zero", single_zero, 0, 1, false},
+    {"dense_single_max", single_max, 4294967290u, 4294967296u, false},
+    {"dense_checkin_year", checkin_year, 20003, 20101, false},
+    {"dense_checkin_year_in_one_byte", checkin_year, 20002, 20005, false},
+    {"dense_checkin_year_whole_bytes", checkin_year, 20008, 20080, false},
+    {"dense_checkin_year_outside", checkin_year, 0, 19999, false},
+    {"dense_checkin_30_days", checkin_30_days, 20005, 20006, false},
+    {"dense_receipt_200", receipt_200, 3, 397, false},
+    {"dense_two_keys", two_keys, 3 * 65536 + 1234, 4 * 65536 + 77, false},
+    {"dense_top", top, 4294967296u - 5001, 4294967296u, false},
+    {"dense_big_512k", big, 1000003, 3000001, false},
+    {"dense_card_4096_4097", card_4096_4097, 7 * 65536 + 4321, 8 * 65536 + 1234, false},
+    {"dense_arrays_512k", arrays_512k, 20 * 65536 + 17, 70 * 65536 - 17, false},
+    {"gaps_tenth", tenth, 1234, 40001, true},
+    {"gaps_ninety_two_keys", ninety_two_keys, 3 * 65536 + 5000, 4 * 65536 + 77, true},
+    {"gaps_ninety_top", ninety_top, 4294967296u - 5001, 4294967296u, true},
+    {"gaps_wide", wide, 1000000, 3000000000u, true},
+    {"gaps_single_zero", single_zero, 0, 1, true},
+    {"gaps_single_max", single_max, 4294967290u, 4294967296u, true},
 };
 
 struct totals { uint64_t sum, in_range, lo, hi; };
@@ -148,7 +180,14 @@ int main(void)
         uint8_t *buf;
         size_t len;
         fixtures[f].build(bm);
-        if (!codec_encode(bm, &buf, &len) || strcmp(codec_encoding_name(buf, len), "dense") != 0) {
+        struct codec_gaps g;
+        if (fixtures[f].gaps) {
+            if (!codec_gaps_plan(bm, &g) || !(buf = malloc(g.size)) || !codec_write_gaps(bm, &g, buf)) {
+                fprintf(stderr, "%s: not encoded as gaps\n", fixtures[f].name);
+                return 1;
+            }
+            len = g.size;
+        } else if (!codec_encode(bm, &buf, &len) || strcmp(codec_encoding_name(buf, len), "dense") != 0) {
             fprintf(stderr, "%s: not encoded as dense\n", fixtures[f].name);
             return 1;
         }
@@ -163,7 +202,8 @@ int main(void)
         else
             printf("%" PRIu64 "\t%" PRIu32 "\t%" PRIu32, t.sum, roaring_bitmap_minimum(bm),
                    roaring_bitmap_maximum(bm));
-        printf("\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\tdense\n", t.in_range, t.lo, t.hi);
+        printf("\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n", t.in_range, t.lo, t.hi,
+               fixtures[f].gaps ? "gaps" : "dense");
         free(buf);
         roaring_bitmap_free(bm);
     }
@@ -287,7 +327,8 @@ C
 
 CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Iinclude -g"
 # shellcheck disable=SC2086  # CFLAGS is a list of words
-if ! { cc $CFLAGS -O2 -c -o "$tmp/codec.o" src/codec.c &&
+if ! { cc $CFLAGS -O2 -c -o "$tmp/codec1.o" src/codec.c && cc $CFLAGS -O2 -c -o "$tmp/codec2.o" src/codec_gaps.c &&
+    ld -r -o "$tmp/codec.o" "$tmp/codec1.o" "$tmp/codec2.o" &&
     cc $CFLAGS -o "$tmp/gen_fixtures" tests/gen_fixtures.c "$tmp/codec.o" -lroaring &&
     cc $CFLAGS -O2 -o "$tmp/gen_dense" "$tmp/gen_dense.c" "$tmp/codec.o" -lroaring &&
     cc $CFLAGS -O2 -o "$tmp/check_roaring" "$tmp/check_roaring.c" "$tmp/codec.o" -lroaring; } 2>"$tmp/cc.err"; then
@@ -380,6 +421,20 @@ declare -A bad=(
     ["dense: zero first raw byte"]="'\\xb1000001'::bytea"
     ["dense: zero last raw byte"]="'\\xb1000100'::bytea"
     ["dense: raw bits past 2^32"]="'\\xb1ffffffff010101'::bytea"
+    ["gaps: tag alone"]="'\\xb2'::bytea"
+    ["gaps: non-minimal varint"]="'\\xb280000000010180'::bytea"
+    ["gaps: base + span past 2^32 - 1"]="'\\xb2ffffffff0f01000180'::bytea"
+    ["gaps: reserved mode bits"]="'\\xb20000200101'::bytea"
+    ["gaps: complement over 2^20"]="'\\xb200808040800101'::bytea"
+    ["gaps: no listed value"]="'\\xb200000000'::bytea"
+    ["gaps: more values than bits"]="'\\xb20000000901'::bytea"
+    ["gaps: trailing byte"]="'\\xb2000000010100'::bytea"
+    ["gaps: padding bits"]="'\\xb20000000103'::bytea"
+    ["gaps: last member not base + span"]="'\\xb20001000101'::bytea"
+    ["gaps: past the span"]="'\\xb20001000205'::bytea"
+    ["gaps: complement lists base"]="'\\xb20002800101'::bytea"
+    ["gaps: complement lists the last"]="'\\xb20002800104'::bytea"
+    ["gaps: no terminating bit"]="'\\xb20000000100'::bytea"
 )
 for what in "${!bad[@]}"; do
     expect_error "members rejects $what" "SELECT count(*) FROM bitmapd.members(${bad[$what]});"

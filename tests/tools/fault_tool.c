@@ -5,7 +5,7 @@
  *             a few hot keys and many cold ones on several bitmapd instances,
  *             retrying on another instance after an error; one log line per attempt
  *   check     compares that log with the stored rows, decoded here (Roaring portable
- *             format and bitmapd's dense encoding, written from the format
+ *             format, bitmapd's dense and gaps encodings, written from the format
  *             descriptions, not from src/codec.c), with the PL/pgSQL decoder's
  *             members and with what every instance answers over RESP and HTTP
  *   probe     one request with its latency
@@ -678,7 +678,7 @@ static uint32_t rd32(const uint8_t *p) { return (uint32_t)rd16(p) | (uint32_t)rd
 
 /* What decode_bits has seen, to show that every kind of container was exercised. */
 static struct {
-    long dense, roaring, arrays, bitsets, runs;
+    long dense, gaps, roaring, arrays, bitsets, runs;
 } seen;
 
 /* CRC-32C (Castagnoli, reflected, as iSCSI and ext4 use it), bit by bit. */
@@ -692,12 +692,76 @@ static uint32_t crc32c(const uint8_t *p, size_t n)
     return ~c;
 }
 
+/* A minimal LEB128 varint below 2^32 at *i. */
+static bool gaps_varint(const uint8_t *b, size_t len, size_t *i, uint64_t *v)
+{
+    *v = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+        if (*i >= len) return false;
+        uint8_t c = b[(*i)++];
+        *v |= (uint64_t)(c & 0x7F) << shift;
+        if (!(c & 0x80)) return (shift == 0 || c != 0) && *v <= UINT32_MAX;
+    }
+    return false;
+}
+
+/* The gaps encoding of chunk rows (include/codec_gaps.h), read one bit at a time: 0xB2,
+ * varints base and span, mode (k, bit 7 complement), varint n, then per listed value
+ * d >> k zero bits, a one, the k low bits of d (d = v - prev - 1, prev = base - 1 first). */
+static bool decode_gaps(const uint8_t *b, size_t len, struct u32v *out, char *why, size_t wlen)
+{
+    size_t i = 1;
+    uint64_t base, span, n, pos, nbits = 8 * (uint64_t)len;
+    if (!gaps_varint(b, len, &i, &base) || !gaps_varint(b, len, &i, &span) || i >= len)
+        return snprintf(why, wlen, "gaps: bad header"), false;
+    unsigned mode = b[i++], k = mode & 31;
+    bool comp = mode & 0x80;
+    if (!gaps_varint(b, len, &i, &n) || !n || (mode & 0x60) || base + span > UINT32_MAX ||
+        (comp && span >= 1u << 20))
+        return snprintf(why, wlen, "gaps: bad header"), false;
+    int64_t prev = (int64_t)base - 1, last = (int64_t)(base + span);
+    pos = 8 * (uint64_t)i;
+    seen.gaps++;
+    for (uint64_t j = 0; j < n; j++) {
+        uint64_t q = 0, low = 0;
+        for (;; q++) {
+            if (pos >= nbits || q > span) return snprintf(why, wlen, "gaps: truncated"), false;
+            if (b[pos / 8] >> (pos % 8) & 1) break;
+            pos++;
+        }
+        pos++;
+        for (unsigned t = 0; t < k; t++, pos++) {
+            if (pos >= nbits) return snprintf(why, wlen, "gaps: truncated"), false;
+            low |= (uint64_t)(b[pos / 8] >> (pos % 8) & 1) << t;
+        }
+        int64_t v = prev + 1 + (int64_t)(q << k | low);
+        if (v > last) return snprintf(why, wlen, "gaps: past the span"), false;
+        if (comp) {
+            if (v == (int64_t)base || v == last) return snprintf(why, wlen, "gaps: complement on the edge"), false;
+            for (int64_t m = prev + 1 < (int64_t)base ? (int64_t)base : prev + 1; m < v; m++) u32v_push(out, (uint32_t)m);
+        } else {
+            if (j == 0 && v != (int64_t)base) return snprintf(why, wlen, "gaps: first is not base"), false;
+            u32v_push(out, (uint32_t)v);
+        }
+        prev = v;
+    }
+    if (comp)
+        for (int64_t m = prev + 1; m <= last; m++) u32v_push(out, (uint32_t)m);
+    else if (prev != last)
+        return snprintf(why, wlen, "gaps: last is not base + span"), false;
+    if ((pos + 7) / 8 != len || ((pos % 8) && (b[len - 1] >> (pos % 8))))
+        return snprintf(why, wlen, "gaps: trailing bytes or padding"), false;
+    return true;
+}
+
 /* Decodes a stored value into sorted members: the Roaring portable format (cookies
- * 12346 and 12347) or the dense encoding (0xB1, LEB128 base/8, raw bits LSB first).
- * Every structural rule is checked; false with a reason when one does not hold. */
+ * 12346 and 12347), the dense encoding (0xB1, LEB128 base/8, raw bits LSB first) or
+ * the gaps encoding of chunk rows (0xB2). Every structural rule is checked; false
+ * with a reason when one does not hold. */
 static bool decode_bits(const uint8_t *b, size_t len, struct u32v *out, char *why, size_t wlen)
 {
     out->n = 0;
+    if (len >= 1 && b[0] == 0xB2) return decode_gaps(b, len, out, why, wlen);
     if (len >= 1 && b[0] == 0xB1) {
         uint64_t base8 = 0;
         size_t i = 1;
@@ -1289,8 +1353,8 @@ static int mode_check(int argc, char **argv)
     printf("check: keys=%zu rows=%ld (largest %ld members) undecodable=%ld column_mismatches=%ld "
            "sql_decoder_mismatches=%ld rows_equal_to_replay=%ld\n",
            keys.n, rows, max_card, row_errors, col_errors, sql_errors, replay_equal);
-    printf("check: decoded rows: dense=%ld roaring=%ld (containers: array=%ld bitset=%ld run=%ld) chunked=%ld\n",
-           seen.dense, seen.roaring, seen.arrays, seen.bitsets, seen.runs, chunked_rows);
+    printf("check: decoded rows: dense=%ld gaps=%ld roaring=%ld (containers: array=%ld bitset=%ld run=%ld) chunked=%ld\n",
+           seen.dense, seen.gaps, seen.roaring, seen.arrays, seen.bitsets, seen.runs, chunked_rows);
     printf("check: service reads: resp=%ld http=%ld service_mismatches=%ld\n", resp_reads, http_reads, svc_errors);
     if (shown > show) printf("# ... %ld more problems not shown\n", shown - show);
     bool ok = !lost && !unexpected && !row_errors && !col_errors && !sql_errors && !svc_errors &&
