@@ -351,17 +351,22 @@ END $$;
 
 -- ---- the dense encoding ------------------------------------------------------------
 
--- True when bits are in the dense encoding (first byte 0xB1). Written as two
--- statements because SQL does not promise to evaluate AND's operands in order,
+-- The first byte (the tag of the dense and gaps encodings), -1 for an empty value.
+-- Two statements because SQL does not promise to evaluate AND's operands in order,
 -- and get_byte raises on an empty value.
-CREATE OR REPLACE FUNCTION bitmapd._is_dense(bits bytea) RETURNS boolean
+CREATE OR REPLACE FUNCTION bitmapd._first_byte(bits bytea) RETURNS integer
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
 BEGIN
     IF length(bits) = 0 THEN
-        RETURN false;
+        RETURN -1;
     END IF;
-    RETURN get_byte(bits, 0) = 177;
+    RETURN get_byte(bits, 0);
 END $$;
+
+-- True when bits are in the dense encoding (first byte 0xB1).
+CREATE OR REPLACE FUNCTION bitmapd._is_dense(bits bytea) RETURNS boolean
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT bitmapd._first_byte(bits) = 177 $$;
 
 -- Where the raw bytes of a dense value start (raw_at), how many there are (nraw),
 -- and the member that bit 0 of the first one stands for (base), after checking
@@ -500,13 +505,8 @@ END $$;
 -- minus the listed values, which lie strictly inside, and span < 2^20.
 
 CREATE OR REPLACE FUNCTION bitmapd._is_gaps(bits bytea) RETURNS boolean
-LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
-BEGIN
-    IF length(bits) = 0 THEN
-        RETURN false;
-    END IF;
-    RETURN get_byte(bits, 0) = 178;
-END $$;
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT bitmapd._first_byte(bits) = 178 $$;
 
 -- A minimal unsigned LEB128 varint below 2^32 at byte pos: its value and the byte after.
 CREATE OR REPLACE FUNCTION bitmapd._gaps_varint(bits bytea, pos integer, what text,

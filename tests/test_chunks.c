@@ -16,16 +16,8 @@
 
 #include "chunks.h"
 #include "codec.h"
+#include "rng.h"
 
-static uint64_t rng_state = 88172645463325252ULL;
-
-static uint32_t rng32(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (uint32_t)((rng_state * 0x2545F4914F6CDD1DULL) >> 32);
-}
 
 /* n random members below limit, plus runs when runs > 0 */
 static roaring_bitmap_t *random_bitmap(uint32_t n, uint64_t limit, uint32_t runs)

@@ -15,16 +15,8 @@
 
 #include "chunks.h"
 #include "codec.h"
+#include "rng.h"
 
-static uint64_t rng_state = 88172645463325252ULL;
-
-static uint32_t rng32(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (uint32_t)((rng_state * 0x2545F4914F6CDD1DULL) >> 32);
-}
 
 /* Each value of [lo, lo + span) a member with probability permille / 1000, and lo and
  * lo + span - 1 always. */
