@@ -3,8 +3,9 @@
  * A bitmap whose encoding is longer than CHUNK_BYTES is stored as a head row in
  * bitmapd.bitmaps (empty bits; version, cardinality, the checksum of the whole
  * encoding, nbytes) and chunks: each the members whose 16-bit container key lies in
- * [lo, hi), in bitmapd's encoding (CRoaring portable, or dense raw bits where
- * smaller). The ranges are the coarsest halvings of 0 .. 65536 whose portable
+ * [lo, hi), in the smallest of bitmapd's encodings (CRoaring portable, dense raw
+ * bits, or gaps when the cut serializes few enough members: GAPS_MAX_MEMBERS in
+ * chunks.c). The ranges are the coarsest halvings of 0 .. 65536 whose portable
  * serialization fits CHUNK_BYTES (a range holding one
  * container is never cut), so they are a function of the members alone: a write
  * that changes one container changes the chunk holding it, and a chunk is cut in
@@ -38,7 +39,7 @@ struct chunk_cut {
 };
 
 /* Cuts bm into chunks of at most max_bytes unless one container is more
- * (run-optimized here, so that equal sets cut into equal bytes). False on allocation
+ * (run-optimized here, so that equal sets cut into equal ranges). False on allocation
  * failure. An empty bitmap has no chunk. */
 bool chunks_cut(roaring_bitmap_t *bm, size_t max_bytes, struct chunk_cut *out) WUR;
 /* The same for a bm run-optimized already (codec_encode leaves it so): for a big

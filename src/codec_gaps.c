@@ -86,43 +86,54 @@ static bool read_head(const uint8_t *buf, size_t len, struct head *h, char *err,
 
 struct bitr {
     const uint8_t *p;
+    size_t nbytes;
     uint64_t nbits, pos; /* pos <= nbits */
 };
+
+/* The bits from pos on, least significant first: at least 57 of them, or all that
+ * are left (zeros after). */
+static uint64_t peek(const struct bitr *b)
+{
+    size_t at = (size_t)(b->pos >> 3);
+    uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (at + 8 <= b->nbytes) {
+        memcpy(&w, b->p + at, 8);
+        return w >> (b->pos & 7);
+    }
+#endif
+    for (size_t i = 0; i < 8 && at + i < b->nbytes; i++) w |= (uint64_t)b->p[at + i] << (8 * i);
+    return w >> (b->pos & 7);
+}
 
 /* Zero bits up to the next 1 bit (consumed too), at most limit of them. */
 static bool read_unary(struct bitr *b, uint64_t limit, uint64_t *q)
 {
     uint64_t n = 0;
-    while (b->pos < b->nbits) {
-        unsigned off = (unsigned)(b->pos & 7), w = (unsigned)b->p[b->pos >> 3] >> off;
+    for (;;) {
+        uint64_t avail = b->nbits - b->pos;
+        if (avail == 0) return false;
+        if (avail > 57) avail = 57;
+        uint64_t w = peek(b) & ((1ULL << avail) - 1);
         if (w) {
-            unsigned t = (unsigned)__builtin_ctz(w);
+            unsigned t = (unsigned)__builtin_ctzll(w);
             n += t;
             b->pos += t + 1;
             *q = n;
             return n <= limit;
         }
-        n += 8 - off;
-        b->pos += 8 - off;
+        n += avail;
+        b->pos += avail;
         if (n > limit) return false;
     }
-    return false;
 }
 
-/* k bits, least significant first. */
+/* k (< 32) bits, least significant first. */
 static bool read_low(struct bitr *b, unsigned k, uint64_t *v)
 {
-    uint64_t x = 0;
-    unsigned got = 0;
     if (k > b->nbits - b->pos) return false;
-    while (got < k) {
-        unsigned off = (unsigned)(b->pos & 7), take = 8 - off;
-        if (take > k - got) take = k - got;
-        x |= (uint64_t)(((unsigned)b->p[b->pos >> 3] >> off) & ((1u << take) - 1)) << got;
-        got += take;
-        b->pos += take;
-    }
-    *v = x;
+    *v = k ? peek(b) & ((1ULL << k) - 1) : 0;
+    b->pos += k;
     return true;
 }
 
@@ -130,7 +141,7 @@ static bool read_low(struct bitr *b, unsigned k, uint64_t *v)
 static bool walk(const uint8_t *buf, size_t len, const struct head *h, void (*put)(void *, uint32_t), void *ctx,
                  char *err, size_t errlen)
 {
-    struct bitr b = {buf + h->stream, 8 * (uint64_t)(len - h->stream), 0};
+    struct bitr b = {buf + h->stream, len - h->stream, 8 * (uint64_t)(len - h->stream), 0};
     int64_t prev = (int64_t)h->base - 1, last = (int64_t)h->base + h->span;
     for (uint32_t i = 0; i < h->n; i++) {
         if (last - prev - 1 < 0) return fail(err, errlen, "gaps: value %" PRIu32 " past the span", i);
@@ -316,25 +327,35 @@ bool gaps_plan_of(const roaring_bitmap_t *bm, struct gaps_plan *p)
 
 struct bitw {
     uint8_t *p;
-    uint64_t pos, nbits;
-    unsigned k;
+    size_t cap, at; /* bytes */
+    uint64_t acc;   /* bits not yet stored, the first at bit 0 */
+    unsigned nacc, k;
     bool over;
     int64_t prev; /* the last listed value written (complement) */
 };
+
+/* n (<= 56) bits of v, least significant first. */
+static void put_bits(struct bitw *w, uint64_t v, unsigned n)
+{
+    w->acc |= v << w->nacc;
+    w->nacc += n;
+    for (; w->nacc >= 8; w->nacc -= 8, w->acc >>= 8) {
+        if (w->at >= w->cap) {
+            w->over = true;
+            w->nacc = 0;
+            return;
+        }
+        w->p[w->at++] = (uint8_t)w->acc;
+    }
+}
 
 /* One listed value's code: d >> k zeros, a one, the k low bits of d. */
 static void put_d(struct bitw *w, uint64_t d)
 {
     uint64_t q = d >> w->k;
-    if (q + 1 + w->k > w->nbits - w->pos) {
-        w->over = true;
-        return;
-    }
-    w->pos += q;
-    w->p[w->pos >> 3] |= (uint8_t)(1u << (w->pos & 7));
-    w->pos++;
-    for (unsigned i = 0; i < w->k; i++, w->pos++)
-        if ((d >> i) & 1) w->p[w->pos >> 3] |= (uint8_t)(1u << (w->pos & 7));
+    for (; q >= 56 && !w->over; q -= 56) put_bits(w, 0, 56);
+    put_bits(w, 0, (unsigned)q);
+    put_bits(w, 1 | ((d & ((1ULL << w->k) - 1)) << 1), w->k + 1);
 }
 
 static void write_direct(void *ctx, uint32_t a, uint32_t b)
@@ -366,8 +387,12 @@ bool gaps_write(const roaring_bitmap_t *bm, const struct gaps_plan *p, uint8_t *
     pos = put_varint(buf, pos, span);
     buf[pos++] = (uint8_t)(p->k | (p->complement ? MODE_COMPLEMENT : 0));
     pos = put_varint(buf, pos, (uint32_t)n);
-    struct bitw w = {buf + pos, 0, 8 * (uint64_t)(p->size - pos), p->k, false, (int64_t)lo - 1};
+    struct bitw w = {.p = buf + pos, .cap = p->size - pos, .k = p->k, .prev = (int64_t)lo - 1};
     if (!p->complement) put_d(&w, 0); /* the first member, base */
     if (!each_pair(bm, p->complement ? write_comp : write_direct, &w)) return false;
-    return !w.over && (w.pos + 7) / 8 == p->size - pos;
+    if (w.nacc && !w.over) {
+        if (w.at >= w.cap) return false;
+        w.p[w.at++] = (uint8_t)w.acc;
+    }
+    return !w.over && w.at == w.cap;
 }

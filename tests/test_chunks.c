@@ -321,11 +321,13 @@ static void test_directories(void **state)
 /* chunks_cut_since: after changes in keys tlo .. thi, its parts are a whole cut's
  * (ranges, lengths, cardinalities, checksums, hashes), the bits of those it takes from
  * the directory NULL — and only of parts outside those keys; what a directory lacks, or
- * remembers with another range or length, is serialized. */
+ * remembers with another range or cardinality, is serialized. A part it serializes may
+ * be gaps where the whole cut (too many members to spend gaps on) is not: then it holds
+ * the same members in fewer bytes. */
 static void test_cut_since(void **state)
 {
     (void)state;
-    int reused = 0, rewritten = 0;
+    int reused = 0, rewritten = 0, regapped = 0;
     for (int round = 0; round < 40; round++) {
         roaring_bitmap_t *bm = random_bitmap(300000 + rng32() % 200000, 40u << 16, round % 3);
         struct chunk_cut before, since, whole;
@@ -350,8 +352,25 @@ static void test_cut_since(void **state)
             const struct chunk_part *a = &since.parts[j], *b = &whole.parts[j];
             assert_int_equal(a->lo, b->lo);
             assert_int_equal(a->hi, b->hi);
-            assert_int_equal(a->len, b->len);
             assert_int_equal(a->cardinality, b->cardinality);
+            if (a->bits && a->bits[0] != b->bits[0]) {
+                /* the gaps encoding for the few chunks a narrow cut serializes, not for
+                 * a whole cut of this many members (GAPS_MAX_MEMBERS): the same members */
+                char err[128];
+                assert_int_equal(a->bits[0], 0xB2);
+                roaring_bitmap_t *x = codec_decode(a->bits, a->len, err, sizeof(err)),
+                                 *y = codec_decode(b->bits, b->len, err, sizeof(err));
+                assert_non_null(x);
+                assert_non_null(y);
+                assert_true(roaring_bitmap_equals(x, y));
+                assert_true(a->len < b->len);
+                roaring_bitmap_free(x);
+                roaring_bitmap_free(y);
+                rewritten++;
+                regapped++;
+                continue;
+            }
+            assert_int_equal(a->len, b->len);
             assert_int_equal(a->checksum, b->checksum);
             assert_true(a->hash == b->hash);
             if (a->bits) {
@@ -370,6 +389,7 @@ static void test_cut_since(void **state)
     }
     assert_true(reused > 100);
     assert_true(rewritten > 40);
+    assert_true(regapped > 0);
 }
 
 int main(void)
