@@ -368,6 +368,32 @@ CREATE OR REPLACE FUNCTION bitmapd._is_dense(bits bytea) RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 AS $$ SELECT bitmapd._first_byte(bits) = 177 $$;
 
+-- A minimal unsigned LEB128 varint of at most 5 bytes at byte pos: its value and the
+-- byte after. enc and what name it in the errors ("dense: base varint ...").
+CREATE OR REPLACE FUNCTION bitmapd._varint(bits bytea, pos integer, enc text, what text,
+    OUT v bigint, OUT next integer)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+    b integer;
+    i integer := 0;
+BEGIN
+    v := 0;
+    LOOP
+        IF i = 5 THEN
+            PERFORM bitmapd._malformed(format('%s: %s varint longer than 5 bytes', enc, what));
+        END IF;
+        PERFORM bitmapd._need(bits, pos + i + 1, format('%s %s varint', enc, what));
+        b := get_byte(bits, pos + i);
+        v := v | ((b & 127)::bigint << (7 * i));
+        i := i + 1;
+        EXIT WHEN b < 128;
+    END LOOP;
+    IF i > 1 AND b = 0 THEN
+        PERFORM bitmapd._malformed(format('%s: non-minimal %s varint (%s bytes)', enc, what, i));
+    END IF;
+    next := pos + i;
+END $$;
+
 -- Where the raw bytes of a dense value start (raw_at), how many there are (nraw),
 -- and the member that bit 0 of the first one stands for (base), after checking
 -- every canonical rule the C validator checks: a minimal varint of at most 5 bytes
@@ -377,28 +403,13 @@ CREATE OR REPLACE FUNCTION bitmapd._dense_header(bits bytea,
     OUT base bigint, OUT raw_at integer, OUT nraw integer)
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
 DECLARE
-    b integer;
-    v bigint := 0;
-    i integer := 0;
+    v bigint;
 BEGIN
-    LOOP
-        IF i = 5 THEN
-            PERFORM bitmapd._malformed('dense: base varint longer than 5 bytes');
-        END IF;
-        PERFORM bitmapd._need(bits, 2 + i, 'dense base varint');
-        b := get_byte(bits, 1 + i);
-        v := v | ((b & 127)::bigint << (7 * i));
-        i := i + 1;
-        EXIT WHEN b < 128;
-    END LOOP;
-    IF i > 1 AND b = 0 THEN
-        PERFORM bitmapd._malformed(format('dense: non-minimal base varint (%s bytes)', i));
-    END IF;
+    SELECT r.v, r.next INTO v, raw_at FROM bitmapd._varint(bits, 1, 'dense', 'base') r;
     IF v >= 536870912 THEN
         PERFORM bitmapd._malformed(format('dense: base %s past 2^32', v * 8));
     END IF;
     base := v * 8;
-    raw_at := 1 + i;
     nraw := length(bits) - raw_at;
     IF nraw = 0 THEN
         IF base <> 0 THEN
@@ -508,32 +519,15 @@ CREATE OR REPLACE FUNCTION bitmapd._is_gaps(bits bytea) RETURNS boolean
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 AS $$ SELECT bitmapd._first_byte(bits) = 178 $$;
 
--- A minimal unsigned LEB128 varint below 2^32 at byte pos: its value and the byte after.
+-- bitmapd._varint, below 2^32.
 CREATE OR REPLACE FUNCTION bitmapd._gaps_varint(bits bytea, pos integer, what text,
     OUT v bigint, OUT next integer)
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
-DECLARE
-    b integer;
-    i integer := 0;
 BEGIN
-    v := 0;
-    LOOP
-        IF i = 5 THEN
-            PERFORM bitmapd._malformed(format('gaps: %s varint longer than 5 bytes', what));
-        END IF;
-        PERFORM bitmapd._need(bits, pos + i + 1, 'gaps ' || what);
-        b := get_byte(bits, pos + i);
-        v := v | ((b & 127)::bigint << (7 * i));
-        i := i + 1;
-        EXIT WHEN b < 128;
-    END LOOP;
-    IF i > 1 AND b = 0 THEN
-        PERFORM bitmapd._malformed(format('gaps: non-minimal %s varint', what));
-    END IF;
+    SELECT r.v, r.next INTO v, next FROM bitmapd._varint(bits, pos, 'gaps', what) r;
     IF v > 4294967295 THEN
         PERFORM bitmapd._malformed(format('gaps: %s %s past 2^32 - 1', what, v));
     END IF;
-    next := pos + i;
 END $$;
 
 -- Every member of a gaps value, ascending, after checking every rule above (22P03
