@@ -42,8 +42,6 @@ void http_server_free(struct http_server *srv);
  * accepted, so they apply to new connections; the others (our JSON body limit,
  * deadlines, the token…) are read at the time of use. */
 void http_server_apply_config(struct http_server *srv);
-/* Appends the per-route request counters and latency histograms (GET /metrics). */
-void http_metrics_render(struct evbuffer *out);
 /* Closes the listening socket; requests in flight go on. */
 void http_server_stop_accepting(struct http_server *srv);
 /* Shutdown: closes the listener; from now on every reply closes its connection

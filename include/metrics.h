@@ -1,11 +1,13 @@
-/* metrics.h — counters and histograms for GET /metrics (Prometheus text format).
- * The service is one thread, so these are plain integers bumped where things
- * happen; figures other modules keep themselves (pool, cache, batching) are
- * read when the page is rendered. */
+/* metrics.h — counters, histograms and the registry behind GET /metrics (Prometheus
+ * text format). The service is one thread, so counters are plain integers bumped
+ * where things happen. Modules that keep figures of their own (the doors, the store)
+ * register a renderer; the page is the process's start time, then every renderer in
+ * the order registered. metrics.c calls nothing above it: it knows no module. */
 #ifndef BITMAPD_METRICS_H
 #define BITMAPD_METRICS_H
 
 #include <event2/buffer.h>
+#include <time.h>
 
 #include "common.h"
 
@@ -53,8 +55,26 @@ void metrics_observe_size(struct metrics_hist *h, double n);
 /* Seconds on a monotonic clock, for latencies. */
 double metrics_now(void);
 
+/* Renders a module's families onto out; arg is what it was registered with. */
+typedef void metrics_render_fn(struct evbuffer *out, void *arg);
+/* Adds fn(arg) to the page, after those registered before. False: the registry
+ * (METRICS_MAX_SOURCES) is full. A module unregisters before arg is freed. */
+#define METRICS_MAX_SOURCES 8
+bool metrics_register(metrics_render_fn *fn, void *arg) WUR;
+void metrics_unregister(metrics_render_fn *fn, void *arg);
+/* The whole page: bitmapd_start_time_seconds, then every registered renderer. */
+void metrics_render(struct evbuffer *out);
+/* The start time the page reports (Unix time; main sets it once). */
+void metrics_set_start_time(time_t t);
+
 /* Text-format helpers for the modules that render their own families. */
 void metrics_family(struct evbuffer *out, const char *name, const char *type, const char *help);
+/* A family of one unlabelled series. */
+void metrics_counter(struct evbuffer *out, const char *name, const char *help, unsigned long long v);
+void metrics_gauge(struct evbuffer *out, const char *name, const char *help, double v);
+/* A histogram family of one unlabelled series over the batch-size buckets. */
+void metrics_size_histogram(struct evbuffer *out, const char *name, const char *help,
+                            const struct metrics_hist *h);
 /* One histogram series: name_bucket{labels,le=…}, name_sum{labels}, name_count{labels}.
  * labels is "" or `key="value",…` (already escaped). */
 void metrics_latency_series(struct evbuffer *out, const char *name, const char *labels,
@@ -62,9 +82,5 @@ void metrics_latency_series(struct evbuffer *out, const char *name, const char *
 
 /* Appends a label value escaped for the text format (\\, \", \n). */
 void metrics_label_value(struct evbuffer *out, const char *v);
-
-struct http_ctx;
-/* GET /metrics */
-void metrics_get(struct http_ctx *c);
 
 #endif

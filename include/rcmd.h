@@ -1,5 +1,7 @@
-/* rcmd.h — one RESP command in flight, and the table entry that describes it.
- * resp.c owns clients and ordering; command modules (rkv.c) only see this. */
+/* rcmd.h — one RESP command in flight, the table entry that describes it, and the
+ * argument helpers (rcmd.c). The server (resp.c) owns clients and ordering and the
+ * command files (rkv.c, cmd_*.c) only see this: both include it, neither includes
+ * the other's header but for the server's use of the command table (rkv.h). */
 #ifndef BITMAPD_RCMD_H
 #define BITMAPD_RCMD_H
 
@@ -45,19 +47,16 @@ struct rcmd {
     struct rclient *cl;
     bool started, done;
     double t0; /* when it started (metrics_now()) */
+    void (*finished)(struct rcmd *c); /* what rcmd_finish() hands the command to */
 };
 
-/* Every command ends in exactly one rcmd_finish(), after writing its reply. */
+/* Every command ends in exactly one rcmd_finish(), after writing its reply: it hands
+ * the command back to the server (c->finished). */
 void rcmd_finish(struct rcmd *c);
 
 /* Arity and argument helpers with Redis's error texts. */
 bool rarg_eq(const struct rarg *a, const char *lit); /* case-insensitive */
 /* A whole-string signed 64-bit integer, Redis's string2ll rules. */
 bool rarg_ll(const struct rarg *a, long long *out);
-
-/* Data commands (rkv.c). */
-const struct rcmd_def *rkv_commands(size_t *n);
-/* Keys that exist in the store: card > 0 or an explicit length. For DBSIZE/INFO. */
-void rkv_dbsize(struct rcmd *c, void (*cb)(struct rcmd *c, long long n, const char *err));
 
 #endif

@@ -14,9 +14,6 @@ void resp_server_free(struct resp_server *srv);
 /* Applies reloaded [resp] settings to connected clients too (parser limits,
  * deadlines). srv may be NULL. */
 void resp_server_apply_config(struct resp_server *srv);
-/* Appends the per-command counters and latency histograms (GET /metrics). */
-struct evbuffer;
-void resp_metrics_render(struct evbuffer *out);
 /* Closes the listener; clients already connected are still served. */
 void resp_server_stop_accepting(struct resp_server *srv);
 /* Shutdown: closes the listener, takes every whole command already received,

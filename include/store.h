@@ -123,6 +123,12 @@ struct roaring_bitmap_s *store_take_decoded(struct store *st, const struct store
 /* The store's cache (never NULL), for statistics. */
 struct cache *store_cache(struct store *st);
 struct event_base *store_event_base(struct store *st);
+/* The pool the store sends its statements through. */
+struct db *store_db(struct store *st);
+struct evbuffer;
+/* The store's families on GET /metrics (store_metrics.c); arg is the store.
+ * store_new registers it with the metrics registry, store_free takes it out. */
+void store_metrics_render(struct evbuffer *out, void *arg);
 
 struct store_stats {
     unsigned long cas_statements, cas_calls, cas_keys, loads, load_statements, load_keys_db, load_keys_cached;

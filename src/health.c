@@ -1,7 +1,9 @@
-/* health.c — /healthz runs a real round trip, so it reports what a client would see. */
+/* health.c — GET /healthz runs a real round trip, so it reports what a client would
+ * see; GET /metrics prints the metrics registry (metrics.h). */
 #include "health.h"
 
 #include "http.h"
+#include "metrics.h"
 
 static void health_done(const struct db_result *r, void *arg)
 {
@@ -19,4 +21,20 @@ void health_get(struct http_ctx *c)
     if (!http_query_only_or_reply(c, params)) return;
     if (!store_ping(c->app->store, health_done, c))
         http_reply_error(c, 500, "internal", "out of memory");
+}
+
+/* GET /metrics */
+void health_metrics_get(struct http_ctx *c)
+{
+    static const char *const params[] = {NULL};
+    struct evbuffer *out;
+
+    if (!http_query_only_or_reply(c, params)) return;
+    if (!(out = evbuffer_new())) {
+        http_reply_error(c, 500, "internal", "out of memory");
+        return;
+    }
+    metrics_render(out);
+    http_reply_text(c, 200, "text/plain; version=0.0.4; charset=utf-8", out);
+    evbuffer_free(out);
 }

@@ -28,7 +28,7 @@
 /* The HTTP API. docs/openapi.yaml must describe every row (a test checks). */
 static const struct route routes[] = {
     {"GET", "/healthz", health_get, "healthz"},
-    {"GET", "/metrics", metrics_get, "metrics"},
+    {"GET", "/metrics", health_metrics_get, "metrics"},
     {"POST", "/v1/users/{user}/pushes", inbox_push, "push"},
     {"POST", "/v1/pushes", inbox_fanout, "fanout"},
     {"POST", "/v1/users/{user}/reads", inbox_read, "read"},
@@ -147,7 +147,8 @@ static void count_request(const struct http_ctx *c, int status)
     metrics_observe_latency(&route_stats[r].latency, metrics_now() - c->t0);
 }
 
-void http_metrics_render(struct evbuffer *out)
+/* The HTTP families on GET /metrics (registered by http_server_new). */
+static void http_metrics_render(struct evbuffer *out, void *arg)
 {
     metrics_family(out, "bitmapd_http_requests_total", "counter",
                    "HTTP requests answered, by route and status (route \"none\": no route matched).");
@@ -170,6 +171,13 @@ void http_metrics_render(struct evbuffer *out)
         snprintf(labels, sizeof(labels), "route=\"%s\"", r < ARRAY_LEN(routes) ? routes[r].name : "none");
         metrics_latency_series(out, "bitmapd_http_request_duration_seconds", labels, &route_stats[r].latency);
     }
+    metrics_counter(out, "bitmapd_http_auth_failures_total", "HTTP requests refused for a missing or wrong token.",
+                    metrics.http_auth_failures);
+    metrics_counter(out, "bitmapd_http_connections_rejected_total", "HTTP connections over [http] max_connections.",
+                    metrics.http_connections_rejected);
+    metrics_counter(out, "bitmapd_http_request_timeouts_total",
+                    "HTTP connections closed by [http] request_timeout_s.", metrics.http_request_timeouts);
+    (void)arg;
 }
 
 /* ---- connections ---------------------------------------------------------------- */
@@ -873,6 +881,7 @@ struct http_server *http_server_new(struct app *app)
                   cfg->http_port, strerror(errno));
         goto err;
     }
+    if (!metrics_register(http_metrics_render, srv)) goto err;
     log_info("msg=\"http listening\" address=%s port=%d", cfg->http_address, cfg->http_port);
     return srv;
 err:
@@ -907,6 +916,7 @@ void http_server_drain(struct http_server *srv)
 void http_server_free(struct http_server *srv)
 {
     if (!srv) return;
+    metrics_unregister(http_metrics_render, srv);
     if (srv->http) evhttp_free(srv->http); /* closes every connection: conn_closed frees each */
     free(srv->by_fd);
     free(srv);

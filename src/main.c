@@ -15,6 +15,7 @@
 #include "http.h"
 #include "resp.h"
 #include "log.h"
+#include "metrics.h"
 #include "migrate.h"
 #include "rimport.h"
 #include "store.h"
@@ -171,6 +172,7 @@ static int serve(struct config *cfg)
         (cfg->resp_port && !(resp = resp_server_new(&app))))
         goto done;
     app.started = time(NULL);
+    metrics_set_start_time(app.started);
     sd.cfg = cfg;
     sd.base = app.base;
     sd.srv = srv;

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "rcmd.h"
+#include "rkv.h"
 #include "store.h"
 
 #define BITMAPD_VERSION "0.3.0"
@@ -120,15 +121,6 @@ static void client_free(struct rclient *cl);
 static void client_arm_timer(struct rclient *cl);
 static void client_reading(struct rclient *cl, bool on);
 static void protocol_error(struct rclient *cl, const char *msg);
-
-/* ---- argument helpers ------------------------------------------------------- */
-
-bool rarg_eq(const struct rarg *a, const char *lit)
-{
-    return strlen(lit) == a->len && strcasecmp(a->ptr, lit) == 0 && memchr(a->ptr, 0, a->len) == NULL;
-}
-
-bool rarg_ll(const struct rarg *a, long long *out) { return rproto_string2ll(a->ptr, a->len, out); }
 
 /* ---- connection commands ------------------------------------------------------ */
 
@@ -820,7 +812,8 @@ static void count_command(const struct rcmd *c)
     metrics_observe_latency(&st->latency, metrics_now() - c->t0);
 }
 
-void resp_metrics_render(struct evbuffer *out)
+/* The RESP families on GET /metrics (registered by resp_server_new). */
+static void resp_metrics_render(struct evbuffer *out, void *arg)
 {
     size_t n;
     const struct rcmd_def *defs = all_commands(&n);
@@ -844,9 +837,15 @@ void resp_metrics_render(struct evbuffer *out)
         snprintf(labels, sizeof(labels), "command=\"%s\"", i < n ? defs[i].name : "unknown");
         metrics_latency_series(out, "bitmapd_resp_command_duration_seconds", labels, &g_stats[i].latency);
     }
+    metrics_counter(out, "bitmapd_resp_auth_failures_total", "RESP AUTH attempts with a wrong password.",
+                    metrics.resp_auth_failures);
+    metrics_counter(out, "bitmapd_resp_timeouts_total", "RESP clients closed by an idle, command or write deadline.",
+                    metrics.resp_timeouts);
+    (void)arg;
 }
 
-void rcmd_finish(struct rcmd *c)
+/* A command's end (rcmd_finish): counted, and its reply sent once its turn comes. */
+static void command_finished(struct rcmd *c)
 {
     struct rclient *cl = c->cl;
     count_command(c);
@@ -1029,6 +1028,7 @@ static bool enqueue(struct rclient *cl, struct rarg *argv, size_t argc)
     c->argc = argc;
     c->cl = cl;
     c->client_id = cl->id;
+    c->finished = command_finished;
     c->def = find_command(&argv[0]);
     append_cmd(cl, c);
     g_inflight++;
@@ -1046,6 +1046,7 @@ static void protocol_error(struct rclient *cl, const char *msg)
         return;
     }
     c->cl = cl;
+    c->finished = command_finished;
     c->started = c->done = true;
     rr_error(&c->r, "ERR %s", msg);
     append_cmd(cl, c);
@@ -1257,6 +1258,10 @@ struct resp_server *resp_server_new(struct app *app)
         free(srv);
         return NULL;
     }
+    if (!metrics_register(resp_metrics_render, srv)) {
+        resp_server_free(srv);
+        return NULL;
+    }
     log_info("msg=\"RESP listening\" address=\"%s\" port=%d", app->cfg->resp_address, app->cfg->resp_port);
     return srv;
 }
@@ -1291,6 +1296,7 @@ void resp_server_drain(struct resp_server *srv)
 void resp_server_free(struct resp_server *srv)
 {
     if (!srv) return;
+    metrics_unregister(resp_metrics_render, srv);
     resp_server_stop_accepting(srv);
     while (srv->clients) {
         struct rclient *cl = srv->clients;

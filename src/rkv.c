@@ -16,7 +16,7 @@
 #include "bitval.h"
 #include "codec.h"
 #include "log.h"
-#include "rcmd.h"
+#include "rkv.h"
 #include "wpath.h"
 
 #define RANGE_MAX_MEMBERS 1000000 /* R.RANGEINTARRAY / R.GETINTARRAY answer at most this many */

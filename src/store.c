@@ -1593,6 +1593,7 @@ struct store *store_new(struct db *db, const struct config *cfg)
     if (!(st->wl = wlog_new(st, db, cfg, st->cache))) goto fail;
     db_listen_setup(db, WLOG_WATCH_SQL); /* a watcher of the appends (store_wlog.h) */
     if (cfg->cache_max_mb > 0 && !db_listen(db, "bitmapd_changed", store_on_notify, store_on_listen, st)) goto fail;
+    if (!metrics_register(store_metrics_render, st)) goto fail;
     return st;
 fail:
     store_free(st);
@@ -1625,6 +1626,7 @@ static void loads_cancel(struct load_ctx *ctx)
 void store_free(struct store *st)
 {
     if (!st) return;
+    metrics_unregister(store_metrics_render, st);
     calls_cancel(st->parked);
     calls_cancel(st->cas_waiting);
     calls_cancel(st->queue_head);
@@ -1732,6 +1734,8 @@ roaring_bitmap_t *store_take_decoded(struct store *st, const struct store_row *r
 struct cache *store_cache(struct store *st) { return st->cache; }
 
 struct event_base *store_event_base(struct store *st) { return db_event_base(st->db); }
+
+struct db *store_db(struct store *st) { return st->db; }
 
 void store_get_stats(const struct store *st, struct store_stats *out) { *out = st->stats; }
 
