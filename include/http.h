@@ -34,8 +34,9 @@ struct http_ctx {
 struct http_server;
 struct http_conn;
 
-/* Binds address:port from cfg. Returns NULL (and logs why) on failure. */
-struct http_server *http_server_new(struct app *app) WUR;
+/* Binds address:port from cfg and serves the n routes of table (borrowed: it must
+ * outlive the server). Returns NULL (and logs why) on failure. */
+struct http_server *http_server_new(struct app *app, const struct route *table, size_t n) WUR;
 void http_server_free(struct http_server *srv);
 /* Applies the reloadable [http] settings that evhttp holds (body and header caps,
  * the inactivity timeout). evhttp copies them into each connection when it is
@@ -52,8 +53,6 @@ int http_inflight(void);
 /* Connections with reply bytes not yet handed to the kernel (shutdown waits for them). */
 int http_server_unsent(const struct http_server *srv);
 
-/* The route table, for --routes and the OpenAPI check. */
-const struct route *http_routes(size_t *n);
 
 /* store_load()/bmload_start() flags for this request's reads. */
 unsigned http_load_flags(const struct http_ctx *c);

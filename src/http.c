@@ -14,77 +14,14 @@
 #include <sys/socket.h>
 
 #include "auth.h"
-#include "health.h"
-#include "metrics.h"
-#include "inbox.h"
-/* domain headers: */
-#include "unread.h"
-#include "receipt.h"
-#include "notice.h"
-#include "checkin.h"
 #include "log.h"
+#include "metrics.h"
 #include "reqparse.h"
 
-/* The HTTP API. docs/openapi.yaml must describe every row (a test checks). */
-static const struct route routes[] = {
-    {"GET", "/healthz", health_get, "healthz"},
-    {"GET", "/metrics", health_metrics_get, "metrics"},
-    {"POST", "/v1/users/{user}/pushes", inbox_push, "push"},
-    {"POST", "/v1/pushes", inbox_fanout, "fanout"},
-    {"POST", "/v1/users/{user}/reads", inbox_read, "read"},
-    {"GET", "/v1/users/{user}/messages/{msg}", inbox_message, "message"},
-    {"DELETE", "/v1/users/{user}/messages/{msg}", inbox_retract, "retract"},
-    {"GET", "/v1/users/{user}/messages", inbox_list, "list"},
-    {"GET", "/v1/users/{user}/unread", inbox_unread, "unread"},
-    {"POST", "/v1/users/{user}/history/drop", inbox_drop_user, "drop_user"},
-    {"POST", "/v1/history/drop", inbox_drop_all, "drop_all"},
-    {"GET", "/v1/users/{user}/periods", inbox_user_periods, "user_periods"},
-    {"GET", "/v1/periods", inbox_periods_list, "periods"},
-    {"PUT", "/v1/periods/{period}", inbox_period_put, "period_put"},
-    {"POST", "/v1/users/{user}/checkins", checkin_post, "checkin"},
-    {"GET", "/v1/users/{user}/checkins", checkin_get, "checkins"},
-    {"GET", "/v1/users/{user}/checkins/streak", checkin_streak, "checkin_streak"},
-    /* check-ins (checkin.c): routes go above this line */
-    {"POST", "/v1/notices", notice_create, "notice_create"},
-    {"PUT", "/v1/notices/{id}", notice_update, "notice_update"},
-    {"DELETE", "/v1/notices/{id}", notice_delete, "notice_delete"},
-    {"GET", "/v1/notices/{id}/stats", notice_stats, "notice_stats"},
-    {"PUT", "/v1/notices/{id}/reads/{user}", notice_mark, "notice_mark"},
-    {"GET", "/v1/notices/{id}/reads/{user}", notice_is_read, "notice_is_read"},
-    {"GET", "/v1/audiences/{aud}/users/{user}/notices", notice_list, "notice_list"},
-    {"PUT", "/v1/audiences/{aud}/users", notice_audience_set, "audience_users_set"},
-    {"POST", "/v1/audiences/{aud}/users", notice_audience_add, "audience_users_add"},
-    /* notices (notice.c): routes go above this line */
-    {"POST", "/v1/groups/{group}/members", receipt_join, "group_join"},
-    {"GET", "/v1/groups/{group}/members/{user}", receipt_member, "group_member"},
-    {"DELETE", "/v1/groups/{group}/members/{user}", receipt_leave, "group_leave"},
-    {"POST", "/v1/groups/{group}/messages", receipt_send, "group_send"},
-    {"POST", "/v1/groups/{group}/messages/{msg}/reads", receipt_read, "group_read"},
-    {"GET", "/v1/groups/{group}/messages/{msg}/receipts", receipt_list, "group_receipts"},
-    /* group receipts (receipt.c): routes go above this line */
-    {"POST", "/v1/broadcasts", unread_broadcast_post, "broadcast_post"},
-    {"GET", "/v1/broadcasts", unread_broadcast_get, "broadcast_get"},
-    {"POST", "/v1/broadcasts/cursors/expire", unread_cursors_expire, "broadcast_cursors_expire"},
-    {"GET", "/v1/users/{user}/broadcasts/unread", unread_broadcast_unread, "broadcast_unread"},
-    {"POST", "/v1/users/{user}/broadcasts/seen", unread_broadcast_seen, "broadcast_seen"},
-    {"POST", "/v1/reddots/{name}", unread_reddot_set, "reddot_set"},
-    {"GET", "/v1/reddots/{name}", unread_reddot_get, "reddot_get"},
-    {"GET", "/v1/users/{user}/reddots/{name}", unread_reddot_show, "reddot_show"},
-    {"POST", "/v1/users/{user}/reddots/{name}/click", unread_reddot_click, "reddot_click"},
-    {"POST", "/v1/authors/{author}/posts", unread_author_post, "author_post"},
-    {"GET", "/v1/authors/{author}/posts", unread_author_get, "author_get"},
-    {"PUT", "/v1/users/{user}/following", unread_following_put, "following_put"},
-    {"GET", "/v1/users/{user}/following", unread_following_get, "following_get"},
-    {"GET", "/v1/users/{user}/feed/unread", unread_feed_unread, "feed_unread"},
-    {"POST", "/v1/users/{user}/feed/seen", unread_feed_seen, "feed_seen"},
-    /* broadcasts, red dots, feed unread (unread.c): routes go above this line */
-};
+/* The route table the server was made with (one server per process). */
+static const struct route *routes;
+static size_t nroutes;
 
-const struct route *http_routes(size_t *n)
-{
-    *n = ARRAY_LEN(routes);
-    return routes;
-}
 
 /* One accepted connection. Tracked from accept (through the bufferevent that
  * evhttp_set_bevcb lets us create) to evhttp's close callback, so that connections
@@ -134,14 +71,15 @@ int http_server_unsent(const struct http_server *srv)
 /* Requests by route (the last row: no route matched) and status, and latencies. */
 static const int counted_status[] = {200, 400, 401, 404, 405, 409, 412, 413, 500, 503};
 #define NSTATUS (ARRAY_LEN(counted_status) + 1) /* + other */
-static struct {
+static struct route_stat {
     unsigned long long status[NSTATUS];
     struct metrics_hist latency;
-} route_stats[ARRAY_LEN(routes) + 1];
+} *route_stats; /* nroutes + 1 rows */
 
 static void count_request(const struct http_ctx *c, int status)
 {
-    size_t r = c->route ? (size_t)(c->route - routes) : ARRAY_LEN(routes), i = 0;
+    size_t r = c->route ? (size_t)(c->route - routes) : nroutes, i = 0;
+    if (!route_stats) return;
     while (i < ARRAY_LEN(counted_status) && counted_status[i] != status) i++;
     route_stats[r].status[i]++;
     metrics_observe_latency(&route_stats[r].latency, metrics_now() - c->t0);
@@ -152,23 +90,23 @@ static void http_metrics_render(struct evbuffer *out, void *arg)
 {
     metrics_family(out, "bitmapd_http_requests_total", "counter",
                    "HTTP requests answered, by route and status (route \"none\": no route matched).");
-    for (size_t r = 0; r <= ARRAY_LEN(routes); r++)
+    for (size_t r = 0; r <= nroutes; r++)
         for (size_t i = 0; i < NSTATUS; i++) {
             if (!route_stats[r].status[i]) continue;
             if (i < ARRAY_LEN(counted_status))
                 evbuffer_add_printf(out, "bitmapd_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
-                                    r < ARRAY_LEN(routes) ? routes[r].name : "none", counted_status[i],
+                                    r < nroutes ? routes[r].name : "none", counted_status[i],
                                     route_stats[r].status[i]);
             else
                 evbuffer_add_printf(out, "bitmapd_http_requests_total{route=\"%s\",status=\"other\"} %llu\n",
-                                    r < ARRAY_LEN(routes) ? routes[r].name : "none", route_stats[r].status[i]);
+                                    r < nroutes ? routes[r].name : "none", route_stats[r].status[i]);
         }
     metrics_family(out, "bitmapd_http_request_duration_seconds", "histogram",
                    "Time from a whole request to its reply, by route.");
-    for (size_t r = 0; r <= ARRAY_LEN(routes); r++) {
+    for (size_t r = 0; r <= nroutes; r++) {
         char labels[96];
         if (!route_stats[r].latency.count) continue;
-        snprintf(labels, sizeof(labels), "route=\"%s\"", r < ARRAY_LEN(routes) ? routes[r].name : "none");
+        snprintf(labels, sizeof(labels), "route=\"%s\"", r < nroutes ? routes[r].name : "none");
         metrics_latency_series(out, "bitmapd_http_request_duration_seconds", labels, &route_stats[r].latency);
     }
     metrics_counter(out, "bitmapd_http_auth_failures_total", "HTTP requests refused for a missing or wrong token.",
@@ -838,7 +776,7 @@ static void http_entry(struct evhttp_request *req, void *arg)
     TAILQ_INIT(&c->query);
     if (!path || !*path) path = "/";
     if (!conn_track_or_reply(srv, c) || !authorized_or_reply(c, path)) return;
-    switch (router_match(routes, ARRAY_LEN(routes), method_name(evhttp_request_get_command(req)), path,
+    switch (router_match(routes, nroutes, method_name(evhttp_request_get_command(req)), path,
                          &c->match)) {
     case ROUTE_NOT_FOUND:
         http_reply_error(c, 404, "not_found", "no such resource: %.200s", path);
@@ -860,13 +798,17 @@ static void http_entry(struct evhttp_request *req, void *arg)
     c->route->handler(c);
 }
 
-struct http_server *http_server_new(struct app *app)
+struct http_server *http_server_new(struct app *app, const struct route *table, size_t n)
 {
     struct http_server *srv = calloc(1, sizeof(*srv));
     const struct config *cfg = app->cfg;
 
     if (!srv) return NULL;
     srv->app = app;
+    routes = table;
+    nroutes = n;
+    free(route_stats);
+    if (!(route_stats = calloc(n + 1, sizeof(*route_stats)))) goto err;
     srv->http = evhttp_new(app->base);
     if (!srv->http) goto err;
     http_server_apply_config(srv);
@@ -917,6 +859,8 @@ void http_server_free(struct http_server *srv)
 {
     if (!srv) return;
     metrics_unregister(http_metrics_render, srv);
+    free(route_stats); /* counted until here (a reply sent while evhttp frees is not) */
+    route_stats = NULL;
     if (srv->http) evhttp_free(srv->http); /* closes every connection: conn_closed frees each */
     free(srv->by_fd);
     free(srv);

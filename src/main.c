@@ -18,6 +18,7 @@
 #include "metrics.h"
 #include "migrate.h"
 #include "rimport.h"
+#include "routes.h"
 #include "store.h"
 #include "unread.h"
 
@@ -159,6 +160,8 @@ static int serve(struct config *cfg)
     struct event *sigint = NULL, *sigterm = NULL, *sighup = NULL;
     struct signal_ctx sd = {0};
     int rc = 1;
+    size_t nroutes;
+    const struct route *routes = app_routes(&nroutes);
 
     if (!*cfg->pg_dsn) {
         log_error("msg=\"no database configured\" hint=\"set [postgres] dsn in service.ini or BITMAPD_DSN; "
@@ -168,7 +171,7 @@ static int serve(struct config *cfg)
     signal(SIGPIPE, SIG_IGN);
     srand((unsigned)time(NULL) ^ (unsigned)getpid());
     if (!(app.base = event_base_new()) || !(app.db = db_new(app.base, cfg, cfg->pg_dsn)) ||
-        !(app.store = store_new(app.db, app.cfg)) || !(srv = http_server_new(&app)) ||
+        !(app.store = store_new(app.db, app.cfg)) || !(srv = http_server_new(&app, routes, nroutes)) ||
         (cfg->resp_port && !(resp = resp_server_new(&app))))
         goto done;
     app.started = time(NULL);
@@ -256,7 +259,7 @@ int main(int argc, char **argv)
         break;
     case OPT_ROUTES: {
         size_t n;
-        const struct route *r = http_routes(&n);
+        const struct route *r = app_routes(&n);
         for (size_t i = 0; i < n; i++) printf("%s %s\n", r[i].method, r[i].pattern);
         rc = 0;
         break;

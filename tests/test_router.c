@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "http.h"
 #include "router.h"
+#include "routes.h"
 
 static void h(struct http_ctx *c) { (void)c; }
 
@@ -70,7 +70,7 @@ static void test_long_segment_is_marked_truncated(void **state)
 static void test_real_table_is_consistent(void **state)
 {
     size_t n;
-    const struct route *r = http_routes(&n);
+    const struct route *r = app_routes(&n);
     struct route_match rm;
     assert_true(n >= 8);
     /* every route is reachable by its own pattern with sample ids */
