@@ -5,9 +5,11 @@
 #include <event2/event.h>
 #include <time.h>
 
-#include "config.h"
-#include "db.h"
-#include "store.h"
+#include "common.h"
+
+struct config;
+struct db;
+struct store;
 
 struct app {
     const struct config *cfg;
