@@ -6,7 +6,7 @@ SANITIZE ?=
 PKGS      = libpq libevent jansson inih hiredis
 CFLAGS   ?= -O2 -g
 WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CPPFLAGS += -Iinclude -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CPPFLAGS += -Isrc -D_GNU_SOURCE $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lroaring -lm
 # kept apart from CFLAGS so that `make CFLAGS=… SANITIZE=…` keeps the sanitizers
 ifneq ($(SANITIZE),)
@@ -22,14 +22,16 @@ ifeq ($(SANITIZE)$(MALLOC),jemalloc)
 endif
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(SANFLAGS) -MMD -MP
 
-SRCS  := $(wildcard src/*.c)
+# src/ is in layers, one folder each (src/README.md); an #include names the layer:
+# #include "store/codec.h". scripts/check_layers.sh keeps the arrows pointing down.
+SRCS  := $(sort $(shell find src -name '*.c'))
 OBJS  := $(SRCS:src/%.c=$(BUILD)/obj/%.o)
-LIB_OBJS := $(filter-out $(BUILD)/obj/main.o,$(OBJS))
+LIB_OBJS := $(filter-out $(BUILD)/obj/app/main.o,$(OBJS))
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 # hiredis clients used by the integration tests (not unit tests)
 TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 
-.PHONY: all deps run test unit integration test-sanitize integration-sanitize integration-wlog valgrind psql bench format clean help
+.PHONY: all deps run test check-layers unit integration test-sanitize integration-sanitize integration-wlog valgrind psql bench format clean help
 
 all: $(BUILD)/bitmapd $(TOOLS)
 
@@ -38,6 +40,7 @@ help:
 	@echo "make test      install, build, unit tests (plain and ASan/UBSan), integration tests"
 	@echo "               (plain and against an ASan/UBSan bitmapd), the valgrind leak run, and"
 	@echo "               about 25 s of libFuzzer per target (make fuzz-short; fuzz-long: FUZZ_SECONDS)"
+	@echo "make check-layers  only the check that every #include of src/ points down a layer"
 	@echo "make integration-sanitize   only the integration suite against an ASan/UBSan bitmapd"
 	@echo "make integration-wlog       part of it again, with the write-behind log on ([wlog] enabled)"
 	@echo "make valgrind  only the valgrind leak run (scripts/valgrind.sh)"
@@ -51,6 +54,7 @@ $(BUILD)/bitmapd: $(OBJS)
 	$(CC) $(LDFLAGS) $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/obj/%.o: src/%.c | $(BUILD)/obj
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(LIB_OBJS) | $(BUILD)/tests
@@ -121,7 +125,12 @@ valgrind:
 	$(MAKE) BUILD=$(VG_BUILD) CFLAGS='-O1 -g' SANITIZE= MALLOC=libc $(VG_BUILD)/bitmapd
 	@BITMAPD_BIN='$(CURDIR)/$(VG_BUILD)/bitmapd' bash scripts/valgrind.sh
 
+# the #include arrows of src/ point down (src/README.md)
+check-layers:
+	@bash scripts/check_layers.sh
+
 test: deps
+	$(MAKE) check-layers
 	$(MAKE) all unit
 	$(MAKE) test-sanitize
 	$(MAKE) integration
@@ -152,7 +161,7 @@ $(BUILD)/bench/naive: bench/naive.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -pthread -o $@ $< $(shell pkg-config --libs libpq 2>/dev/null) -lroaring -lpthread
 
 format:
-	clang-format -i src/*.c include/*.h tests/*.c
+	clang-format -i $(SRCS) $(shell find src -name '*.h') tests/*.c
 
 clean:
 	rm -rf build build-asan build-asan-it build-vg

@@ -577,8 +577,8 @@ POOL=$(awk -F= '/^[[:space:]]*pool_size[[:space:]]*=/{gsub(/[[:space:]]/, "", $2
 MEM=$(awk '/^MemTotal/{printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)
 CPU_MODEL=$(awk -F': ' '/^model name/{print $2; exit}' /proc/cpuinfo)
 REV=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [[ -n $(git status --porcelain -- src include 2>/dev/null) ]]; then
-  REV="$REV (with uncommitted changes in src/ or include/)"
+if [[ -n $(git status --porcelain -- src 2>/dev/null) ]]; then
+  REV="$REV (with uncommitted changes in src/)"
 fi
 WRK_VERSION=$( (wrk -v 2>&1 || true) | awk 'NR == 1 {print $2}')
 TOTAL_S=$(($(date +%s) - START_S))

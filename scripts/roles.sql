@@ -44,7 +44,7 @@
 \endif
 
 BEGIN;
--- the lock of src/migrate.c: no migration runs while privileges change
+-- the lock of src/store/migrate.c: no migration runs while privileges change
 SELECT pg_advisory_xact_lock(7355608) \g /dev/null
 -- Role names reach the DO blocks below through transaction-local settings (psql does
 -- not interpolate variables inside dollar quotes); every use quotes them with %I.
@@ -159,7 +159,7 @@ $db$;
 -- ---- as the owner: its objects and their privileges -----------------------------------
 SET LOCAL ROLE :"owner";
 
--- The migration ledger, exactly as src/migrate.c creates it (CREATE TABLE IF NOT
+-- The migration ledger, exactly as src/store/migrate.c creates it (CREATE TABLE IF NOT
 -- EXISTS there too). Created here, before the default privileges below exist, so
 -- that the app role never gets rights on it.
 DO $ledger$

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "codec.h"
+#include "store/codec.h"
 
 #define COOKIE_NO_RUN 12346u
 #define COOKIE_RUN 12347u

@@ -5,7 +5,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "auth.h"
+#include "core/auth.h"
 
 static void test_secret_equal(void **state)
 {

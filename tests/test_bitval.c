@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "bitval.h"
-#include "codec.h"
+#include "redis/bitval.h"
+#include "store/codec.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 

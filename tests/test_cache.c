@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "store/cache.h"
 
 /* crc doubles as the writing transaction's id */
 static struct cache_val val(int64_t version, uint32_t crc, const char *bits, struct cache_blob **blob)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "calendar.h"
+#include "core/calendar.h"
 
 static int32_t D(const char *s)
 {

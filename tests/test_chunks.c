@@ -1,5 +1,5 @@
 /* test_chunks.c — unit tests for cutting a big bitmap into chunk rows and joining
- * them back (src/chunks.c): round trips of sparse, dense, run and mixed bitmaps; the
+ * them back (src/store/chunks.c): round trips of sparse, dense, run and mixed bitmaps; the
  * size rule (each chunk at most CHUNK_BYTES unless it holds one container); that the
  * cut is a function of the members (equal sets cut into equal bytes, whatever their
  * containers were); that one changed member changes one chunk; that every kind of
@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "chunks.h"
-#include "codec.h"
+#include "store/chunks.h"
+#include "store/codec.h"
 #include "rng.h"
 
 

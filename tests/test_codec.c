@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "codec.h"
+#include "store/codec.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "chunks.h"
-#include "codec.h"
+#include "store/chunks.h"
+#include "store/codec.h"
 #include "rng.h"
 
 

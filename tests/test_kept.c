@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
-#include "kept.h"
+#include "store/cache.h"
+#include "store/kept.h"
 
 static roaring_bitmap_t *bitmap_of(uint32_t member)
 {

@@ -5,7 +5,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "log.h"
+#include "core/log.h"
 
 static void test_quote(void **state)
 {

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec.h"
-#include "receipts.h"
+#include "store/codec.h"
+#include "domains/receipts/receipts.h"
 
 /* Encodes bm as the write path would, decodes it again and checks equality. */
 static void assert_round_trip(roaring_bitmap_t *bm)

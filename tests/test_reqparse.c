@@ -5,7 +5,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 
-#include "reqparse.h"
+#include "http/reqparse.h"
 
 static void test_decimal(void **state)
 {

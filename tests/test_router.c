@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "router.h"
-#include "routes.h"
+#include "http/router.h"
+#include "app/routes.h"
 
 static void h(struct http_ctx *c) { (void)c; }
 

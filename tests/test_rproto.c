@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "rproto.h"
+#include "redis/rproto.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 

@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "codec.h"
-#include "store_wlog.h"
+#include "store/codec.h"
+#include "store/store_wlog.h"
 
 struct seen {
     int n;

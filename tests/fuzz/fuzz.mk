@@ -18,7 +18,7 @@ FUZZ_RSS_MB        ?= 2048
 FUZZ_PKGS          ?= libpq libevent jansson inih hiredis
 FUZZ_SAN           ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS        ?= -std=c11 -O1 -g -Wall -Wextra -Wno-unused-parameter
-FUZZ_CPPFLAGS      ?= -Iinclude -Itests/fuzz -I$(FUZZ_BUILD) -D_GNU_SOURCE \
+FUZZ_CPPFLAGS      ?= -Isrc -Itests/fuzz -I$(FUZZ_BUILD) -D_GNU_SOURCE \
                       $(shell pkg-config --cflags $(FUZZ_PKGS) 2>/dev/null)
 FUZZ_LDLIBS        ?= $(shell pkg-config --libs $(FUZZ_PKGS) 2>/dev/null) -lroaring -lm
 
@@ -38,25 +38,25 @@ fuzz-seeds: $(FUZZ_BUILD)/gen_seeds
 	mkdir -p tests/fuzz/corpus
 	$< tests/fuzz/corpus
 
-$(FUZZ_BUILD)/gen_seeds: tests/fuzz/gen_seeds.c src/codec.c src/codec_gaps.c | $(FUZZ_BUILD)/src
+$(FUZZ_BUILD)/gen_seeds: tests/fuzz/gen_seeds.c src/store/codec.c src/store/codec_gaps.c | $(FUZZ_BUILD)/src
 	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $^ -lroaring
 
 # The project sources each target needs, instrumented for coverage.
-$(FUZZ_BUILD)/fuzz_codec: $(FUZZ_BUILD)/src/codec.o $(FUZZ_BUILD)/src/codec_gaps.o
-$(FUZZ_BUILD)/fuzz_codec_ops: $(FUZZ_BUILD)/src/codec.o $(FUZZ_BUILD)/src/codec_gaps.o
-$(FUZZ_BUILD)/fuzz_rproto: $(FUZZ_BUILD)/src/rproto.o
-# fuzz_http.c includes src/http.c itself (to reach its static request entry) and is
+$(FUZZ_BUILD)/fuzz_codec: $(FUZZ_BUILD)/src/store/codec.o $(FUZZ_BUILD)/src/store/codec_gaps.o
+$(FUZZ_BUILD)/fuzz_codec_ops: $(FUZZ_BUILD)/src/store/codec.o $(FUZZ_BUILD)/src/store/codec_gaps.o
+$(FUZZ_BUILD)/fuzz_rproto: $(FUZZ_BUILD)/src/redis/rproto.o
+# fuzz_http.c includes src/http/http.c itself (to reach its static request entry) and is
 # linked with every other module but main.c; ld --wrap replaces each route handler
 # named in the route table with the fuzzer's, and the libevent calls that need a
 # live connection (see fuzz_http.c).
-FUZZ_HTTP_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/src/%.o,$(filter-out src/main.c src/http.c,$(wildcard src/*.c)))
+FUZZ_HTTP_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/src/%.o,$(filter-out src/app/main.c src/http/http.c,$(shell find src -name '*.c')))
 FUZZ_HTTP_WRAPPED := evhttp_send_reply evhttp_connection_set_closecb evhttp_connection_free \
                      evhttp_request_get_connection evhttp_connection_get_bufferevent
 $(FUZZ_BUILD)/fuzz_http: $(FUZZ_HTTP_OBJS) $(FUZZ_BUILD)/fuzz_http_stubs.inc $(FUZZ_BUILD)/fuzz_http.wrap
 FUZZ_LDFLAGS_http = -Wl,@$(FUZZ_BUILD)/fuzz_http.wrap
 
-# The handler names of the route table in src/http.c, one a line.
-$(FUZZ_BUILD)/fuzz_http_handlers.txt: src/http.c | $(FUZZ_BUILD)/src
+# The handler names of the route table in src/app/routes.c, one a line.
+$(FUZZ_BUILD)/fuzz_http_handlers.txt: src/app/routes.c | $(FUZZ_BUILD)/src
 	sed -n 's/^ *{"[A-Z]*", *"[^"]*", *\([A-Za-z_0-9]*\), *"[^"]*"}.*/\1/p' $< | sort -u > $@.tmp
 	@test -s $@.tmp || { echo "no route handlers found in $<"; exit 1; }
 	mv $@.tmp $@
@@ -72,6 +72,7 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h | $(FUZZ_BUILD
 		-o $@ $< $(filter %.o,$^) $(FUZZ_LDFLAGS_$*) $(FUZZ_LDLIBS)
 
 $(FUZZ_BUILD)/src/%.o: src/%.c | $(FUZZ_BUILD)/src
+	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP \
 		-c -o $@ $<
 
@@ -82,12 +83,12 @@ $(FUZZ_BUILD)/src $(FUZZ_BUILD)/cov/src:
 # run once over build-fuzz/corpus/<target>, the regression inputs and the seeds.
 FUZZ_COV       := $(FUZZ_BUILD)/cov
 FUZZ_COVFLAGS  ?= -fprofile-instr-generate -fcoverage-mapping
-FUZZ_COV_SRCS  ?= src/codec.c src/codec_gaps.c src/rproto.c src/router.c src/reqparse.c src/http.c
+FUZZ_COV_SRCS  ?= src/store/codec.c src/store/codec_gaps.c src/redis/rproto.c src/http/router.c src/http/reqparse.c src/http/http.c
 FUZZ_PROFDATA  ?= llvm-profdata-14
 FUZZ_LLVM_COV  ?= llvm-cov-14
-$(FUZZ_COV)/fuzz_codec: $(FUZZ_COV)/src/codec.o $(FUZZ_COV)/src/codec_gaps.o
-$(FUZZ_COV)/fuzz_codec_ops: $(FUZZ_COV)/src/codec.o $(FUZZ_COV)/src/codec_gaps.o
-$(FUZZ_COV)/fuzz_rproto: $(FUZZ_COV)/src/rproto.o
+$(FUZZ_COV)/fuzz_codec: $(FUZZ_COV)/src/store/codec.o $(FUZZ_COV)/src/store/codec_gaps.o
+$(FUZZ_COV)/fuzz_codec_ops: $(FUZZ_COV)/src/store/codec.o $(FUZZ_COV)/src/store/codec_gaps.o
+$(FUZZ_COV)/fuzz_rproto: $(FUZZ_COV)/src/redis/rproto.o
 $(FUZZ_COV)/fuzz_http: $(FUZZ_HTTP_OBJS:$(FUZZ_BUILD)/src/%=$(FUZZ_COV)/src/%) \
                        $(FUZZ_BUILD)/fuzz_http_stubs.inc $(FUZZ_BUILD)/fuzz_http.wrap
 
@@ -96,6 +97,7 @@ $(FUZZ_COV)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_check.h | $(FUZZ_COV)/sr
 		-o $@ $< $(filter %.o,$^) $(FUZZ_LDFLAGS_$*) $(FUZZ_LDLIBS)
 
 $(FUZZ_COV)/src/%.o: src/%.c | $(FUZZ_COV)/src
+	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_COVFLAGS) -MMD -MP -c -o $@ $<
 
 fuzz-coverage: $(FUZZ_TARGETS:%=$(FUZZ_COV)/fuzz_%)
@@ -108,6 +110,6 @@ fuzz-coverage: $(FUZZ_TARGETS:%=$(FUZZ_COV)/fuzz_%)
 	$(FUZZ_LLVM_COV) report $(FUZZ_COV)/fuzz_$(firstword $(FUZZ_TARGETS)) \
 		$(foreach t,$(wordlist 2,99,$(FUZZ_TARGETS)),-object $(FUZZ_COV)/fuzz_$(t)) \
 		-instr-profile=$(FUZZ_COV)/all.profdata $(FUZZ_COV_SRCS)
-	@echo "line by line: $(FUZZ_LLVM_COV) show $(FUZZ_COV)/fuzz_http -instr-profile=$(FUZZ_COV)/all.profdata src/http.c"
+	@echo "line by line: $(FUZZ_LLVM_COV) show $(FUZZ_COV)/fuzz_http -instr-profile=$(FUZZ_COV)/all.profdata src/http/http.c"
 
--include $(wildcard $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/src/*.d $(FUZZ_BUILD)/cov/*.d $(FUZZ_BUILD)/cov/src/*.d)
+-include $(wildcard $(FUZZ_BUILD)/*.d $(FUZZ_BUILD)/src/*/*.d $(FUZZ_BUILD)/src/*/*/*.d $(FUZZ_BUILD)/cov/*.d $(FUZZ_BUILD)/cov/src/*/*.d $(FUZZ_BUILD)/cov/src/*/*/*.d)

@@ -1,4 +1,4 @@
-/* fuzz_codec.c — libFuzzer target for src/codec.c as the database feeds it: the
+/* fuzz_codec.c — libFuzzer target for src/store/codec.c as the database feeds it: the
  * input is a stored byte string (a "bits" column).
  *
  * Properties checked on every input:
@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec.h"
+#include "store/codec.h"
 #include "fuzz_check.h"
 
 /* ---- stderr capture: CRoaring writes with fprintf(stderr, ...) --------------------- */

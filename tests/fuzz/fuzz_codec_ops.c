@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec.h"
+#include "store/codec.h"
 #include "fuzz_check.h"
 
 enum { WBITS = 17, WSIZE = 1 << WBITS, MAX_OPS = 48 };

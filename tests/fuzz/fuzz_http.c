@@ -1,10 +1,10 @@
-/* fuzz_http.c — libFuzzer target for HTTP request handling: src/http.c's request
+/* fuzz_http.c — libFuzzer target for HTTP request handling: src/http/http.c's request
  * entry (connection tracking, bearer authentication, route matching with
- * src/router.c, query string, ?consistent, If-Match, JSON body with its size
+ * src/http/router.c, query string, ?consistent, If-Match, JSON body with its size
  * limit) and the helpers handlers use to turn path parameters, query parameters
- * and body fields into ids (src/reqparse.c), without a server or a database.
+ * and body fields into ids (src/http/reqparse.c), without a server or a database.
  *
- * How: this file includes src/http.c, so its static http_entry() is called
+ * How: this file includes src/http/http.c, so its static http_entry() is called
  * directly with an evhttp_request built from the input. The route handlers are
  * replaced (ld --wrap, list generated from the route table) by one handler here
  * that parses like the real ones do, with the http.c helpers, and answers 200.
@@ -37,13 +37,14 @@
  *    sorted, without duplicates, holding exactly the input's values;
  *  - no 500 and nothing leaked, also when the client left before the reply.
  * FUZZ_PRINT=1 in the environment prints each reply's status and body. */
-#include "../../src/http.c"
+#include "../../src/http/http.c"
 
 #include <event2/http_struct.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "app/routes.h"
 #include "fuzz_check.h"
 
 /* ---- the stand-in connection and the reply capture ---------------------------------- */
@@ -262,9 +263,9 @@ static void expect_request(const char *method, const char *path, const char *q, 
         return expect(401, "unauthorized");
 
     bool known = split(path, &want.path);
-    want.route = ARRAY_LEN(routes);
+    want.route = nroutes;
     want.allow[0] = '\0';
-    for (size_t i = 0; known && i < ARRAY_LEN(routes); i++) {
+    for (size_t i = 0; known && i < nroutes; i++) {
         if (!ref_match(routes[i].pattern, &want.path)) continue;
         if (strcmp(routes[i].method, method) == 0) {
             want.route = i;
@@ -275,7 +276,7 @@ static void expect_request(const char *method, const char *path, const char *q, 
             snprintf(want.allow + used, sizeof(want.allow) - used, "%s%s", used ? ", " : "", routes[i].method);
         }
     }
-    if (want.route == ARRAY_LEN(routes)) return want.allow[0] ? expect(405, "method_not_allowed")
+    if (want.route == nroutes) return want.allow[0] ? expect(405, "method_not_allowed")
                                                               : expect(404, "not_found");
 
     struct evkeyvalq all;
@@ -551,6 +552,8 @@ static void setup(void)
     srv = calloc(1, sizeof(*srv));
     if (!srv) abort();
     srv->app = &app;
+    routes = app_routes(&nroutes); /* what http_server_new() is given in main.c */
+    if (!(route_stats = calloc(nroutes + 1, sizeof(*route_stats)))) abort();
     log_current_level = LOG_LEVEL_DEBUG; /* every log line is formatted (into /dev/null) */
 }
 

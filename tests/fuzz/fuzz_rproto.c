@@ -1,4 +1,4 @@
-/* fuzz_rproto.c — libFuzzer target for the RESP request parser (src/rproto.c).
+/* fuzz_rproto.c — libFuzzer target for the RESP request parser (src/redis/rproto.c).
  *
  * Input: 4 header bytes, then the byte stream a client sends.
  *   byte 0: max_bulk  (high bit set: 1 MiB, else 1 + b % 64)
@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "rproto.h"
+#include "redis/rproto.h"
 
 /* ---- a growable byte string ---------------------------------------------------------- */
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "codec.h"
+#include "store/codec.h"
 
 static const char *root;
 

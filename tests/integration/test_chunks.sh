@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Big bitmaps in chunks (migration 0008, src/chunks.c): a bitmap whose encoding is
+# Big bitmaps in chunks (migration 0008, src/store/chunks.c): a bitmap whose encoding is
 # longer than 8 KiB keeps a head row in bitmapd.bitmaps (empty bits) and its members
 # in rows of bitmapd.chunks. Checks that a client sees exactly what Redis semantics
 # say, whatever the layout: GET byte for byte, BITCOUNT, STRLEN, after a restart (cold

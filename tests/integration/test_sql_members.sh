@@ -8,7 +8,7 @@
 # fixture and on rows the service wrote over HTTP and RESP: in SQL (Roaring, same
 # members) and in C by check_roaring below (codec_validate, same bitmap, and the very
 # bytes CRoaring writes without run containers). check_roaring is built here with
-# cc against src/codec.c, like the generators: tools in tests/tools/ are linked with
+# cc against src/store/codec.c, like the generators: tools in tests/tools/ are linked with
 # -lhiredis only by the Makefile.
 # Needs BITMAPD_DSN: a libpq conninfo for a database with migrations/0001_bitmaps.sql
 # and sql/*.sql applied. Prints `ok - name` / `not ok - name: ...`; exits 1 on failure.
@@ -48,7 +48,7 @@ cat >"$tmp/gen_dense.c" <<'C'
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec.h"
+#include "store/codec.h"
 
 static uint32_t lcg_state = 777;
 static uint32_t lcg(void) { return (lcg_state = lcg_state * 1103515245u + 12345u) >> 8; }
@@ -223,7 +223,7 @@ cat >"$tmp/check_roaring.c" <<'C'
 #include <stdlib.h>
 #include <string.h>
 
-#include "codec.h"
+#include "store/codec.h"
 
 static int nibble(char c)
 {
@@ -325,9 +325,9 @@ int main(void)
 }
 C
 
-CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Iinclude -g"
+CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Isrc -g"
 # shellcheck disable=SC2086  # CFLAGS is a list of words
-if ! { cc $CFLAGS -O2 -c -o "$tmp/codec1.o" src/codec.c && cc $CFLAGS -O2 -c -o "$tmp/codec2.o" src/codec_gaps.c &&
+if ! { cc $CFLAGS -O2 -c -o "$tmp/codec1.o" src/store/codec.c && cc $CFLAGS -O2 -c -o "$tmp/codec2.o" src/store/codec_gaps.c &&
     ld -r -o "$tmp/codec.o" "$tmp/codec1.o" "$tmp/codec2.o" &&
     cc $CFLAGS -o "$tmp/gen_fixtures" tests/gen_fixtures.c "$tmp/codec.o" -lroaring &&
     cc $CFLAGS -O2 -o "$tmp/gen_dense" "$tmp/gen_dense.c" "$tmp/codec.o" -lroaring &&

@@ -6,7 +6,7 @@
  *             retrying on another instance after an error; one log line per attempt
  *   check     compares that log with the stored rows, decoded here (Roaring portable
  *             format, bitmapd's dense and gaps encodings, written from the format
- *             descriptions, not from src/codec.c), with the PL/pgSQL decoder's
+ *             descriptions, not from src/store/codec.c), with the PL/pgSQL decoder's
  *             members and with what every instance answers over RESP and HTTP
  *   probe     one request with its latency
  *   await     repeats a request until it succeeds; prints when it did
@@ -705,7 +705,7 @@ static bool gaps_varint(const uint8_t *b, size_t len, size_t *i, uint64_t *v)
     return false;
 }
 
-/* The gaps encoding of chunk rows (include/codec_gaps.h), read one bit at a time: 0xB2,
+/* The gaps encoding of chunk rows (src/store/codec_gaps.h), read one bit at a time: 0xB2,
  * varints base and span, mode (k, bit 7 complement), varint n, then per listed value
  * d >> k zero bits, a one, the k low bits of d (d = v - prev - 1, prev = base - 1 first). */
 static bool decode_gaps(const uint8_t *b, size_t len, struct u32v *out, char *why, size_t wlen)

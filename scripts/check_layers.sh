@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# check_layers.sh — the arrows of src/ point down (src/README.md).
+#
+# Every file under src/ belongs to the layer of its first folder (src/domains/<system>/
+# files all to "domains"). Every #include "…" of a project header names that header's
+# layer (#include "store/codec.h"), and may name only the layers listed for the
+# including file's own layer below. Fails, listing each offence, on:
+#   - an include of a layer not allowed from the file's layer (an arrow pointing up,
+#     or sideways between the two doors);
+#   - an include that names no layer or a header that does not exist;
+#   - a file outside the known layers.
+# Usage: scripts/check_layers.sh [SRC_DIR]   (default: src, from the repository root)
+set -euo pipefail
+cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.."
+SRC=${1:-src}
+
+# layer: the layers its files may include (itself included). Lowest first.
+declare -A ALLOWED=(
+  [core]="core"
+  [store]="core store"
+  [redis]="core store redis"
+  [http]="core store http"
+  [domains]="core store http domains"
+  [app]="core store redis http domains app"
+)
+
+fail=0
+nfiles=0
+nincludes=0
+while IFS= read -r -d '' f; do
+  rel=${f#"$SRC"/}
+  layer=${rel%%/*}
+  nfiles=$((nfiles + 1))
+  if [[ $rel != */* || -z ${ALLOWED[$layer]+x} ]]; then
+    echo "$f: not in a layer folder (core store redis http domains app)"
+    fail=1
+    continue
+  fi
+  lineno=0
+  while IFS= read -r line; do
+    lineno=$((lineno + 1))
+    [[ $line =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\"([^\"]+)\" ]] || continue
+    inc=${BASH_REMATCH[1]}
+    nincludes=$((nincludes + 1))
+    to=${inc%%/*}
+    if [[ $inc != */* || -z ${ALLOWED[$to]+x} ]]; then
+      echo "$f:$lineno: #include \"$inc\" names no layer (write \"<layer>/…\")"
+      fail=1
+      continue
+    fi
+    if [[ ! -f $SRC/$inc ]]; then
+      echo "$f:$lineno: #include \"$inc\": no such header under $SRC/"
+      fail=1
+      continue
+    fi
+    if [[ " ${ALLOWED[$layer]} " != *" $to "* ]]; then
+      echo "$f:$lineno: #include \"$inc\": layer '$layer' may include only: ${ALLOWED[$layer]}"
+      fail=1
+    fi
+  done <"$f"
+done < <(find "$SRC" -type f \( -name '*.c' -o -name '*.h' \) -print0 | sort -z)
+
+if ((nfiles == 0)); then
+  echo "check_layers: no source files under $SRC/"
+  exit 1
+fi
+if ((fail)); then
+  echo "check_layers: FAILED (the layers and what each may include: src/README.md)"
+  exit 1
+fi
+echo "check_layers: $nfiles files, $nincludes project includes, every arrow points down"

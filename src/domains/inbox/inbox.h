@@ -1,0 +1,32 @@
+/* inbox.h — the message box of seed 000: per-user push and read bitmaps stored
+ * under the seed's own Redis key names, message:push:{user} and message:read:{user}. */
+#ifndef BITMAPD_INBOX_H
+#define BITMAPD_INBOX_H
+
+#include <roaring/roaring.h>
+
+#include "core/common.h"
+
+struct http_ctx;
+
+void inbox_push(struct http_ctx *c);
+void inbox_fanout(struct http_ctx *c);
+void inbox_read(struct http_ctx *c);
+void inbox_message(struct http_ctx *c);
+void inbox_retract(struct http_ctx *c);
+void inbox_list(struct http_ctx *c);
+void inbox_unread(struct http_ctx *c);
+void inbox_drop_user(struct http_ctx *c);
+void inbox_drop_all(struct http_ctx *c);
+void inbox_user_periods(struct http_ctx *c);
+void inbox_periods_list(struct http_ctx *c);
+void inbox_period_put(struct http_ctx *c);
+
+/* Paging by rank, newest first: fills out[] with up to limit members of bm, starting
+ * after skipping `skip` members from the top (page mode) or at the largest member
+ * below `before` (cursor mode, before <= 2^32). Returns the count written and sets
+ * *more when older members remain. Cost is independent of depth. */
+size_t inbox_page(const roaring_bitmap_t *bm, bool cursor, uint64_t skip, uint64_t before,
+                  size_t limit, uint32_t *out, bool *more);
+
+#endif

@@ -1,0 +1,867 @@
+/* http.c — the HTTP server: limits, routing through the table below, request
+ * parsing helpers, JSON replies, and safe handling of clients that leave early. */
+#include "http/http.h"
+
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/listener.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+
+#include "core/auth.h"
+#include "core/log.h"
+#include "core/metrics.h"
+#include "http/reqparse.h"
+
+/* The route table the server was made with (one server per process). */
+static const struct route *routes;
+static size_t nroutes;
+
+
+/* One accepted connection. Tracked from accept (through the bufferevent that
+ * evhttp_set_bevcb lets us create) to evhttp's close callback, so that connections
+ * can be counted and capped, and a request that trickles in can be cut off: evhttp
+ * 2.1 has neither a connection limit nor a deadline for a whole request. */
+struct http_conn {
+    struct http_server *srv;
+    struct evhttp_connection *evcon;
+    evutil_socket_t fd;
+    struct event *deadline;   /* armed while a request is arriving */
+    struct http_ctx *current; /* the request handed to a handler, or NULL */
+};
+
+struct http_server {
+    struct app *app;
+    struct evhttp *http;
+    struct evhttp_bound_socket *listener;
+    struct http_conn **by_fd; /* open connections by socket */
+    size_t by_fd_cap;
+    int nconns;
+};
+
+static int inflight; /* requests created and not yet answered */
+static bool draining; /* SIGTERM: every reply closes its connection */
+
+int http_inflight(void) { return inflight; }
+
+/* Bytes of a reply not yet handed to the kernel, and bytes received not yet parsed. */
+static size_t unsent_bytes(struct evhttp_connection *evcon)
+{
+    return evbuffer_get_length(bufferevent_get_output(evhttp_connection_get_bufferevent(evcon)));
+}
+
+static size_t unread_bytes(struct evhttp_connection *evcon)
+{
+    return evbuffer_get_length(bufferevent_get_input(evhttp_connection_get_bufferevent(evcon)));
+}
+
+int http_server_unsent(const struct http_server *srv)
+{
+    int n = 0;
+    for (size_t fd = 0; srv && fd < srv->by_fd_cap; fd++)
+        if (srv->by_fd[fd] && unsent_bytes(srv->by_fd[fd]->evcon) > 0) n++;
+    return n;
+}
+
+/* Requests by route (the last row: no route matched) and status, and latencies. */
+static const int counted_status[] = {200, 400, 401, 404, 405, 409, 412, 413, 500, 503};
+#define NSTATUS (ARRAY_LEN(counted_status) + 1) /* + other */
+static struct route_stat {
+    unsigned long long status[NSTATUS];
+    struct metrics_hist latency;
+} *route_stats; /* nroutes + 1 rows */
+
+static void count_request(const struct http_ctx *c, int status)
+{
+    size_t r = c->route ? (size_t)(c->route - routes) : nroutes, i = 0;
+    if (!route_stats) return;
+    while (i < ARRAY_LEN(counted_status) && counted_status[i] != status) i++;
+    route_stats[r].status[i]++;
+    metrics_observe_latency(&route_stats[r].latency, metrics_now() - c->t0);
+}
+
+/* The HTTP families on GET /metrics (registered by http_server_new). */
+static void http_metrics_render(struct evbuffer *out, void *arg)
+{
+    metrics_family(out, "bitmapd_http_requests_total", "counter",
+                   "HTTP requests answered, by route and status (route \"none\": no route matched).");
+    for (size_t r = 0; r <= nroutes; r++)
+        for (size_t i = 0; i < NSTATUS; i++) {
+            if (!route_stats[r].status[i]) continue;
+            if (i < ARRAY_LEN(counted_status))
+                evbuffer_add_printf(out, "bitmapd_http_requests_total{route=\"%s\",status=\"%d\"} %llu\n",
+                                    r < nroutes ? routes[r].name : "none", counted_status[i],
+                                    route_stats[r].status[i]);
+            else
+                evbuffer_add_printf(out, "bitmapd_http_requests_total{route=\"%s\",status=\"other\"} %llu\n",
+                                    r < nroutes ? routes[r].name : "none", route_stats[r].status[i]);
+        }
+    metrics_family(out, "bitmapd_http_request_duration_seconds", "histogram",
+                   "Time from a whole request to its reply, by route.");
+    for (size_t r = 0; r <= nroutes; r++) {
+        char labels[96];
+        if (!route_stats[r].latency.count) continue;
+        snprintf(labels, sizeof(labels), "route=\"%s\"", r < nroutes ? routes[r].name : "none");
+        metrics_latency_series(out, "bitmapd_http_request_duration_seconds", labels, &route_stats[r].latency);
+    }
+    metrics_counter(out, "bitmapd_http_auth_failures_total", "HTTP requests refused for a missing or wrong token.",
+                    metrics.http_auth_failures);
+    metrics_counter(out, "bitmapd_http_connections_rejected_total", "HTTP connections over [http] max_connections.",
+                    metrics.http_connections_rejected);
+    metrics_counter(out, "bitmapd_http_request_timeouts_total",
+                    "HTTP connections closed by [http] request_timeout_s.", metrics.http_request_timeouts);
+    (void)arg;
+}
+
+/* ---- connections ---------------------------------------------------------------- */
+
+/* Best effort, straight to the socket: for a connection that never produced a
+ * request evhttp could answer. Only when nothing else is waiting to be sent. */
+static void conn_send_raw(struct evhttp_connection *evcon, int status, const char *reason, const char *code,
+                          const char *message)
+{
+    evutil_socket_t fd = bufferevent_getfd(evhttp_connection_get_bufferevent(evcon));
+    char body[256], msg[512];
+    int bl, ml;
+
+    if (unsent_bytes(evcon) > 0) return;
+    bl = snprintf(body, sizeof(body), "{\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}\n", code, message);
+    ml = snprintf(msg, sizeof(msg),
+                  "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n"
+                  "Connection: close\r\n\r\n%s",
+                  status, reason, bl, body);
+    /* bytes of the request left unread make close() send a reset, which can destroy
+     * the answer before the client reads it: take them first (bounded), and end our
+     * side with a FIN after the answer */
+    char sink[4096];
+    for (int i = 0; i < 16 && recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++) {
+    }
+    if (ml > 0 && (size_t)ml < sizeof(msg) && send(fd, msg, (size_t)ml, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+        /* the client is gone or not reading: closing is all that is left */
+    }
+    shutdown(fd, SHUT_WR);
+}
+
+static void conn_arm_deadline(struct http_conn *conn)
+{
+    struct timeval tv = {conn->srv->app->cfg->http_request_timeout_s, 0};
+    if (!evtimer_pending(conn->deadline, NULL)) evtimer_add(conn->deadline, &tv);
+}
+
+/* Bytes arrived: if no request is being handled, one has begun, and must be
+ * whole within [http] request_timeout_s. */
+static void conn_input_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
+{
+    struct http_conn *conn = arg;
+    (void)buf;
+    if (info->n_added > 0 && !conn->current) conn_arm_deadline(conn);
+}
+
+static void conn_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct http_conn *conn = arg;
+    char msg[96];
+    (void)fd;
+    (void)what;
+    if (conn->current) return;
+    if (unsent_bytes(conn->evcon) > 0) {
+        /* the previous reply is still being written: a pipelined request waits for
+         * it (evhttp reads it only afterwards), and a client that stops reading meets
+         * [http] timeout_s instead; the next request gets a full period */
+        conn_arm_deadline(conn);
+        return;
+    }
+    metrics.http_request_timeouts++;
+    log_info("msg=\"slow HTTP client: request not received in time\" fd=%d timeout_s=%d", (int)conn->fd,
+             conn->srv->app->cfg->http_request_timeout_s);
+    snprintf(msg, sizeof(msg), "the request did not arrive whole within %d s", conn->srv->app->cfg->http_request_timeout_s);
+    conn_send_raw(conn->evcon, 408, "Request Timeout", "request_timeout", msg);
+    evhttp_connection_free(conn->evcon); /* calls conn_closed, which frees conn */
+}
+
+static void conn_forget(struct http_conn *conn)
+{
+    struct http_server *srv = conn->srv;
+    evbuffer_remove_cb(bufferevent_get_input(evhttp_connection_get_bufferevent(conn->evcon)), conn_input_cb, conn);
+    if (conn->deadline) event_free(conn->deadline);
+    if ((size_t)conn->fd < srv->by_fd_cap && srv->by_fd[conn->fd] == conn) srv->by_fd[conn->fd] = NULL;
+    srv->nconns--;
+    free(conn);
+}
+
+/* evhttp is closing the connection (the client left, an error, a timeout, or we
+ * asked): a request still with its handler learns that its client is gone. */
+static void conn_closed(struct evhttp_connection *evcon, void *arg)
+{
+    struct http_conn *conn = arg;
+    struct http_ctx *c = conn->current;
+    (void)evcon;
+    conn_forget(conn);
+    if (c) {
+        c->conn = NULL;
+        c->gone = true;
+        if (c->on_gone) c->on_gone(c);
+    }
+}
+
+enum attach { ATTACH_OK, ATTACH_FULL, ATTACH_NOMEM };
+
+/* Starts tracking evcon (idempotent). */
+static enum attach conn_attach(struct http_server *srv, struct evhttp_connection *evcon, struct http_conn **out)
+{
+    struct bufferevent *bev = evhttp_connection_get_bufferevent(evcon);
+    evutil_socket_t fd = bufferevent_getfd(bev);
+    struct http_conn *conn;
+
+    if (fd < 0) return ATTACH_NOMEM;
+    if ((size_t)fd < srv->by_fd_cap && (conn = srv->by_fd[fd]) != NULL) {
+        if (conn->evcon == evcon) {
+            *out = conn;
+            return ATTACH_OK;
+        }
+        srv->by_fd[fd] = NULL; /* cannot happen: a socket is closed only after conn_closed */
+    }
+    if (srv->nconns >= srv->app->cfg->http_max_connections) return ATTACH_FULL;
+    if ((size_t)fd >= srv->by_fd_cap) {
+        size_t cap = srv->by_fd_cap ? srv->by_fd_cap : 256;
+        while (cap <= (size_t)fd) cap *= 2;
+        struct http_conn **grown = realloc(srv->by_fd, cap * sizeof(*grown));
+        if (!grown) return ATTACH_NOMEM;
+        memset(grown + srv->by_fd_cap, 0, (cap - srv->by_fd_cap) * sizeof(*grown));
+        srv->by_fd = grown;
+        srv->by_fd_cap = cap;
+    }
+    if (!(conn = calloc(1, sizeof(*conn))) ||
+        !(conn->deadline = evtimer_new(srv->app->base, conn_deadline_cb, conn)) ||
+        !evbuffer_add_cb(bufferevent_get_input(bev), conn_input_cb, conn)) {
+        if (conn && conn->deadline) event_free(conn->deadline);
+        free(conn);
+        return ATTACH_NOMEM;
+    }
+    conn->srv = srv;
+    conn->evcon = evcon;
+    conn->fd = fd;
+    srv->by_fd[fd] = conn;
+    srv->nconns++;
+    evhttp_connection_set_closecb(evcon, conn_closed, conn);
+    if (unread_bytes(evcon) > 0) conn_arm_deadline(conn);
+    *out = conn;
+    return ATTACH_OK;
+}
+
+/* Over [http] max_connections: answered and closed, like Redis's maxclients. */
+static void conn_reject(struct http_server *srv, struct evhttp_connection *evcon)
+{
+    char msg[96];
+    metrics.http_connections_rejected++;
+    log_warn("msg=\"HTTP connection refused: too many connections\" max_connections=%d",
+             srv->app->cfg->http_max_connections);
+    snprintf(msg, sizeof(msg), "too many connections (the limit is %d)", srv->app->cfg->http_max_connections);
+    conn_send_raw(evcon, 503, "Service Unavailable", "too_many_connections", msg);
+    evhttp_connection_free(evcon);
+}
+
+struct adopt {
+    struct http_server *srv;
+    struct bufferevent *bev;
+};
+
+/* One turn after accept: evhttp has wrapped the bufferevent in its connection
+ * (the bufferevent's callback argument), unless it already closed it. */
+static void conn_adopt_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct adopt *a = arg;
+    bufferevent_event_cb ecb = NULL;
+    void *evcon = NULL;
+    struct http_conn *conn;
+    (void)fd;
+    (void)what;
+    bufferevent_getcb(a->bev, NULL, NULL, &ecb, &evcon);
+    if (ecb && evcon) { /* bufferevent_free clears the callbacks: a closed one has none */
+        switch (conn_attach(a->srv, evcon, &conn)) {
+        case ATTACH_OK: break;
+        case ATTACH_FULL: conn_reject(a->srv, evcon); break;
+        case ATTACH_NOMEM: evhttp_connection_free(evcon); break;
+        }
+    }
+    bufferevent_decref(a->bev);
+    free(a);
+}
+
+/* evhttp asks for the bufferevent of each accepted connection. */
+static struct bufferevent *conn_bev_new(struct event_base *base, void *arg)
+{
+    struct adopt *a = malloc(sizeof(*a));
+    struct bufferevent *bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+    const struct timeval now = {0, 0};
+
+    if (!a || !bev) {
+        free(a);
+        return bev; /* untracked until its first request attaches it */
+    }
+    a->srv = arg;
+    a->bev = bev;
+    bufferevent_incref(bev); /* kept valid until conn_adopt_cb looks at it */
+    if (event_base_once(base, -1, EV_TIMEOUT, conn_adopt_cb, a, &now) != 0) {
+        bufferevent_decref(bev);
+        free(a);
+    }
+    return bev;
+}
+
+/* The reply to c's request is being sent: the connection may carry another. */
+static void conn_request_done(struct http_ctx *c)
+{
+    struct http_conn *conn = c->conn;
+    if (!conn) return;
+    c->conn = NULL;
+    conn->current = NULL;
+    /* part of a pipelined next request may already be waiting */
+    if (unread_bytes(conn->evcon) > 0) conn_arm_deadline(conn);
+}
+
+/* ---- replies ------------------------------------------------------------------ */
+
+static void ctx_free(struct http_ctx *c)
+{
+    inflight--;
+    evhttp_clear_headers(&c->query);
+    if (c->body) json_decref(c->body);
+    free(c);
+}
+
+static const char *reason_phrase(int status)
+{
+    switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 412: return "Precondition Failed";
+    case 413: return "Payload Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Status";
+    }
+}
+
+/* The one place every reply leaves: counted, logged, sent, c freed. */
+void http_reply_text(struct http_ctx *c, int status, const char *content_type, struct evbuffer *body)
+{
+    count_request(c, status);
+    log_debug("msg=\"http reply\" route=%s status=%d", c->route ? c->route->name : "-", status);
+    if (c->gone) {
+        /* libevent keeps an unfinished request alive for us after its connection
+         * died; sending releases it. The connection itself must not be touched. */
+        evhttp_send_reply(c->req, status, reason_phrase(status), NULL);
+        ctx_free(c);
+        return;
+    }
+    conn_request_done(c);
+    struct evkeyvalq *out = evhttp_request_get_output_headers(c->req);
+    evhttp_add_header(out, "Content-Type", content_type);
+    if (draining) evhttp_add_header(out, "Connection", "close");
+    evhttp_send_reply(c->req, status, reason_phrase(status), body);
+    ctx_free(c);
+}
+
+void http_reply_json(struct http_ctx *c, int status, json_t *obj, int64_t etag)
+{
+    struct evbuffer *buf = NULL;
+    char *text = NULL;
+
+    if (!c->gone) {
+        text = obj ? json_dumps(obj, JSON_COMPACT) : NULL;
+        if (!text) { /* out of memory, or a value jansson refused */
+            static const char fallback[] =
+                "{\"error\":{\"code\":\"internal\",\"message\":\"the reply could not be encoded\"}}";
+            text = strdup(fallback);
+            status = 500;
+            etag = -1;
+        }
+        if (etag >= 0) {
+            char tag[32];
+            snprintf(tag, sizeof(tag), "\"%lld\"", (long long)etag);
+            evhttp_add_header(evhttp_request_get_output_headers(c->req), "ETag", tag);
+        }
+        if ((buf = evbuffer_new()) != NULL && text) {
+            evbuffer_add(buf, text, strlen(text));
+            evbuffer_add(buf, "\n", 1);
+        }
+    }
+    json_decref(obj);
+    http_reply_text(c, status, "application/json", buf);
+    if (buf) evbuffer_free(buf);
+    free(text);
+}
+
+/* Replaces, in place, every byte that does not belong to a well-formed UTF-8
+ * sequence with '?': messages quote client bytes (a path, a query key, a body key
+ * cut at 64 bytes), and JSON strings must be UTF-8 (json_pack refuses anything else,
+ * which left the error reply without a body). */
+static void utf8_scrub(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        int n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+        bool ok = n >= 0 && !(n == 1 && *p < 0xc2) && !(n == 3 && *p > 0xf4);
+        for (int i = 1; ok && i <= n; i++) ok = (p[i] & 0xc0) == 0x80;
+        if (ok && n == 2) { /* no overlong forms, no UTF-16 surrogates */
+            unsigned cp = ((p[0] & 0x0fu) << 12) | ((p[1] & 0x3fu) << 6);
+            ok = cp >= 0x800 && (cp < 0xd800 || cp > 0xdfff);
+        }
+        if (ok && n == 3) {
+            unsigned cp = ((p[0] & 0x07u) << 18) | ((p[1] & 0x3fu) << 12);
+            ok = cp >= 0x10000 && cp <= 0x10ffff;
+        }
+        if (!ok) {
+            *p++ = '?';
+            continue;
+        }
+        p += n + 1;
+    }
+}
+
+void http_reply_error(struct http_ctx *c, int status, const char *code, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    utf8_scrub(msg);
+    if (status >= 500) {
+        char quoted[4 * sizeof(msg)];
+        log_warn("msg=\"request failed\" route=%s status=%d code=%s detail=\"%s\"",
+                 c->route ? c->route->name : "-", status, code, log_quote(quoted, sizeof(quoted), msg, strlen(msg)));
+    }
+    http_reply_json(c, status, json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg), -1);
+}
+
+void http_reply_db_failure(struct http_ctx *c, const struct db_result *r)
+{
+    if (r->status == DB_UNAVAILABLE)
+        http_reply_error(c, 503, "db_unavailable", "database unavailable: %s", r->message ? r->message : "");
+    else
+        http_reply_error(c, 500, "internal", "%s", r->message ? r->message : "query failed");
+}
+
+/* ---- parsing helpers ------------------------------------------------------------ */
+
+bool http_param_user_or_reply(struct http_ctx *c, int idx, int64_t *out)
+{
+    if (c->match.param_truncated[idx] || !reqparse_decimal(c->match.params[idx], USER_ID_MAX, out)) {
+        http_reply_error(c, 400, "invalid_id", "user id must be an integer from 0 to %lld",
+                         (long long)USER_ID_MAX);
+        return false;
+    }
+    return true;
+}
+
+bool http_param_msg_or_reply(struct http_ctx *c, int idx, uint32_t *out)
+{
+    int64_t v;
+    if (c->match.param_truncated[idx] || !reqparse_decimal(c->match.params[idx], MSG_ID_MAX, &v)) {
+        http_reply_error(c, 400, "invalid_id", "message id must be an integer from 0 to %lld",
+                         MSG_ID_MAX);
+        return false;
+    }
+    *out = (uint32_t)v;
+    return true;
+}
+
+bool http_query_int_or_reply(struct http_ctx *c, const char *name, int64_t min, int64_t max,
+                             int64_t *out, bool *present)
+{
+    const char *s = evhttp_find_header(&c->query, name);
+
+    *present = s != NULL;
+    if (s && !reqparse_int(s, min, max, out)) {
+        http_reply_error(c, 400, "invalid_parameter", "%s must be an integer from %lld to %lld", name,
+                         (long long)min, (long long)max);
+        return false;
+    }
+    return true;
+}
+
+bool http_query_only_or_reply(struct http_ctx *c, const char *const *names)
+{
+    struct evkeyval *kv;
+    TAILQ_FOREACH(kv, &c->query, next)
+    {
+        bool known = false;
+        for (const char *const *n = names; *n && !known; n++) known = strcmp(*n, kv->key) == 0;
+        if (!known) {
+            http_reply_error(c, 400, "invalid_parameter", "unknown query parameter '%.64s'", kv->key);
+            return false;
+        }
+        if (evhttp_find_header(&c->query, kv->key) != kv->value) {
+            http_reply_error(c, 400, "invalid_parameter", "query parameter '%.64s' given twice", kv->key);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool http_body_or_reply(struct http_ctx *c)
+{
+    if (!c->body) {
+        http_reply_error(c, 400, "invalid_json", "this request needs a JSON object body");
+        return false;
+    }
+    return true;
+}
+
+bool http_body_fields_or_reply(struct http_ctx *c, const char *const *names)
+{
+    const char *key;
+    json_t *val;
+    json_object_foreach(c->body, key, val)
+    {
+        bool known = false;
+        for (const char *const *n = names; *n && !known; n++) known = strcmp(*n, key) == 0;
+        if (!known) {
+            http_reply_error(c, 400, "invalid_body", "unknown field '%.64s'", key);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool http_json_ids_or_reply(struct http_ctx *c, const json_t *arr, const char *field, int64_t min,
+                            int64_t max, int64_t **out, size_t *n)
+{
+    size_t bad = 0;
+    switch (reqparse_ids(arr, min, max, (size_t)c->app->cfg->http_max_ids, out, n, &bad)) {
+    case IDS_OK:
+        return true;
+    case IDS_NOT_ARRAY:
+        http_reply_error(c, 400, "invalid_body", "'%s' must be an array of integers", field);
+        return false;
+    case IDS_TOO_MANY:
+        http_reply_error(c, 413, "too_many_ids", "'%s' has %zu entries; the limit is %d", field,
+                         json_array_size(arr), c->app->cfg->http_max_ids);
+        return false;
+    case IDS_BAD_ELEMENT:
+        http_reply_error(c, 400, "invalid_id", "'%s'[%zu] must be an integer from %lld to %lld", field,
+                         bad, (long long)min, (long long)max);
+        return false;
+    case IDS_NO_MEMORY:
+    default:
+        http_reply_error(c, 500, "internal", "out of memory");
+        return false;
+    }
+}
+
+bool http_body_bool_or_reply(struct http_ctx *c, const char *field, bool *out)
+{
+    json_t *v = json_object_get(c->body, field);
+    *out = false;
+    if (!v) return true;
+    if (!json_is_boolean(v)) {
+        http_reply_error(c, 400, "invalid_body", "'%s' must be true or false", field);
+        return false;
+    }
+    *out = json_is_true(v);
+    return true;
+}
+
+bool http_body_int_or_reply(struct http_ctx *c, const char *field, int64_t min, int64_t max,
+                            bool required, int64_t *out, bool *present)
+{
+    json_t *v = json_object_get(c->body, field);
+    if (present) *present = v != NULL;
+    if (!v) {
+        if (!required) return true;
+        http_reply_error(c, 400, "invalid_body", "'%s' is required", field);
+        return false;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
+        http_reply_error(c, 400, "invalid_body", "'%s' must be an integer from %lld to %lld", field,
+                         (long long)min, (long long)max);
+        return false;
+    }
+    *out = json_integer_value(v);
+    return true;
+}
+
+bool http_param_int_or_reply(struct http_ctx *c, int idx, const char *what, int64_t max, int64_t *out)
+{
+    if (c->match.param_truncated[idx] || !reqparse_decimal(c->match.params[idx], max, out)) {
+        http_reply_error(c, 400, "invalid_id", "%s must be an integer from 0 to %lld", what, (long long)max);
+        return false;
+    }
+    return true;
+}
+
+/* ---- failures of the write path and of loads --------------------------------------- */
+
+void http_reply_wp_failure(struct http_ctx *c, enum wp_status st, const char *msg)
+{
+    switch (st) {
+    case WP_UNAVAILABLE:
+        http_reply_error(c, 503, "db_unavailable", "database unavailable; %s", msg ? msg : "no connection");
+        break;
+    case WP_CONFLICTED:
+        http_reply_error(c, 503, "conflict_retries_exhausted",
+                         "too many concurrent writers to the same key; try again");
+        break;
+    case WP_CORRUPT:
+        http_reply_error(c, 500, "corrupt_bitmap", "%s", msg ? msg : "a stored bitmap is corrupt");
+        break;
+    default:
+        http_reply_error(c, 500, "internal", "%s", msg ? msg : "internal error");
+        break;
+    }
+}
+
+void http_reply_unit_failure(struct http_ctx *c, const struct wp_unit *u)
+{
+    http_reply_wp_failure(c, u->status, u->status == WP_CORRUPT ? u->error : NULL);
+}
+
+void http_reply_bmload_failure(struct http_ctx *c, enum bmload_status st, const char *msg)
+{
+    switch (st) {
+    case BMLOAD_UNAVAILABLE:
+        http_reply_error(c, 503, "db_unavailable", "database unavailable: %s", msg ? msg : "");
+        break;
+    case BMLOAD_CORRUPT:
+        http_reply_error(c, 500, "corrupt_bitmap", "%s", msg ? msg : "a stored bitmap is corrupt");
+        break;
+    default:
+        http_reply_error(c, 500, "internal", "%s", msg ? msg : "query failed");
+        break;
+    }
+}
+
+/* ---- request entry ------------------------------------------------------------------ */
+
+static const char *method_name(enum evhttp_cmd_type t)
+{
+    switch (t) {
+    case EVHTTP_REQ_GET: return "GET";
+    case EVHTTP_REQ_POST: return "POST";
+    case EVHTTP_REQ_PUT: return "PUT";
+    case EVHTTP_REQ_DELETE: return "DELETE";
+    case EVHTTP_REQ_HEAD: return "HEAD";
+    case EVHTTP_REQ_PATCH: return "PATCH";
+    case EVHTTP_REQ_OPTIONS: return "OPTIONS";
+    default: return "OTHER";
+    }
+}
+
+/* ?consistent=true on any route: reads check every version in the database instead
+ * of trusting the cache (writes always do). Taken out of the query, so that handlers
+ * that list their parameters need not know it. */
+static bool parse_consistent_or_reply(struct http_ctx *c)
+{
+    const char *v;
+    while ((v = evhttp_find_header(&c->query, "consistent")) != NULL) {
+        if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
+            c->consistent = true;
+        else if (strcmp(v, "false") != 0 && strcmp(v, "0") != 0) {
+            http_reply_error(c, 400, "invalid_parameter", "consistent must be true or false");
+            return false;
+        }
+        evhttp_remove_header(&c->query, "consistent");
+    }
+    return true;
+}
+
+unsigned http_load_flags(const struct http_ctx *c) { return c->consistent ? STORE_CONSISTENT : 0; }
+
+/* If-Match: "N", N, W/"N" or *. */
+static bool parse_if_match_or_reply(struct http_ctx *c)
+{
+    const char *h = evhttp_find_header(evhttp_request_get_input_headers(c->req), "If-Match");
+
+    if (!h || strcmp(h, "*") == 0) return true;
+    if (!reqparse_if_match(h, &c->if_match)) {
+        http_reply_error(c, 400, "invalid_header", "If-Match must be a version as sent in ETag");
+        return false;
+    }
+    c->has_if_match = true;
+    return true;
+}
+
+static bool parse_body_or_reply(struct http_ctx *c)
+{
+    struct evbuffer *in = evhttp_request_get_input_buffer(c->req);
+    size_t len = evbuffer_get_length(in);
+    json_error_t jerr;
+
+    if (len == 0) return true;
+    if (len > (size_t)c->app->cfg->http_max_body_bytes) {
+        http_reply_error(c, 413, "payload_too_large", "body of %zu bytes exceeds the limit of %d", len,
+                         c->app->cfg->http_max_body_bytes);
+        return false;
+    }
+    c->body = json_loadb((const char *)evbuffer_pullup(in, -1), len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!c->body) {
+        http_reply_error(c, 400, "invalid_json", "malformed JSON at line %d column %d: %s", jerr.line,
+                         jerr.column, jerr.text);
+        return false;
+    }
+    if (!json_is_object(c->body)) {
+        http_reply_error(c, 400, "invalid_json", "the body must be a JSON object");
+        return false;
+    }
+    return true;
+}
+
+/* Ties the request to its tracked connection (which stops the arrival deadline). */
+static bool conn_track_or_reply(struct http_server *srv, struct http_ctx *c)
+{
+    struct http_conn *conn = NULL;
+    switch (conn_attach(srv, evhttp_request_get_connection(c->req), &conn)) {
+    case ATTACH_OK:
+        break;
+    case ATTACH_FULL:
+        metrics.http_connections_rejected++;
+        evhttp_add_header(evhttp_request_get_output_headers(c->req), "Connection", "close");
+        http_reply_error(c, 503, "too_many_connections", "too many connections (the limit is %d)",
+                         srv->app->cfg->http_max_connections);
+        return false;
+    case ATTACH_NOMEM:
+        http_reply_error(c, 500, "internal", "out of memory");
+        return false;
+    }
+    evtimer_del(conn->deadline);
+    conn->current = c;
+    c->conn = conn;
+    return true;
+}
+
+/* [http] bearer_token: every route but /healthz (load balancers probe it) needs
+ * Authorization: Bearer <token>. */
+static bool authorized_or_reply(struct http_ctx *c, const char *path)
+{
+    const char *token = c->app->cfg->http_bearer_token;
+    if (!*token || strcmp(path, "/healthz") == 0) return true;
+    if (auth_bearer_ok(token, evhttp_find_header(evhttp_request_get_input_headers(c->req), "Authorization")))
+        return true;
+    metrics.http_auth_failures++;
+    char quoted[4 * 200 + 1];
+    log_info("msg=\"HTTP request refused: missing or wrong bearer token\" path=\"%s\"",
+             log_quote(quoted, sizeof(quoted), path, strnlen(path, 200)));
+    evhttp_add_header(evhttp_request_get_output_headers(c->req), "WWW-Authenticate", "Bearer realm=\"bitmapd\"");
+    http_reply_error(c, 401, "unauthorized", "this service needs Authorization: Bearer <token>");
+    return false;
+}
+
+static void http_entry(struct evhttp_request *req, void *arg)
+{
+    struct http_server *srv = arg;
+    struct http_ctx *c = calloc(1, sizeof(*c));
+    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+    const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+    const char *q = uri ? evhttp_uri_get_query(uri) : NULL;
+
+    if (!c) {
+        evhttp_send_error(req, 500, "out of memory");
+        return;
+    }
+    inflight++;
+    c->app = srv->app;
+    c->req = req;
+    c->t0 = metrics_now();
+    TAILQ_INIT(&c->query);
+    if (!path || !*path) path = "/";
+    if (!conn_track_or_reply(srv, c) || !authorized_or_reply(c, path)) return;
+    switch (router_match(routes, nroutes, method_name(evhttp_request_get_command(req)), path,
+                         &c->match)) {
+    case ROUTE_NOT_FOUND:
+        http_reply_error(c, 404, "not_found", "no such resource: %.200s", path);
+        return;
+    case ROUTE_BAD_METHOD:
+        evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", c->match.allow);
+        http_reply_error(c, 405, "method_not_allowed", "%s is not allowed here; allowed: %s",
+                         method_name(evhttp_request_get_command(req)), c->match.allow);
+        return;
+    case ROUTE_FOUND:
+        break;
+    }
+    c->route = c->match.route;
+    if (q && evhttp_parse_query_str(q, &c->query) != 0) {
+        http_reply_error(c, 400, "invalid_parameter", "malformed query string");
+        return;
+    }
+    if (!parse_consistent_or_reply(c) || !parse_if_match_or_reply(c) || !parse_body_or_reply(c)) return;
+    c->route->handler(c);
+}
+
+struct http_server *http_server_new(struct app *app, const struct route *table, size_t n)
+{
+    struct http_server *srv = calloc(1, sizeof(*srv));
+    const struct config *cfg = app->cfg;
+
+    if (!srv) return NULL;
+    srv->app = app;
+    routes = table;
+    nroutes = n;
+    free(route_stats);
+    if (!(route_stats = calloc(n + 1, sizeof(*route_stats)))) goto err;
+    srv->http = evhttp_new(app->base);
+    if (!srv->http) goto err;
+    http_server_apply_config(srv);
+    evhttp_set_bevcb(srv->http, conn_bev_new, srv);
+    evhttp_set_allowed_methods(srv->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_PUT |
+                                              EVHTTP_REQ_DELETE | EVHTTP_REQ_HEAD |
+                                              EVHTTP_REQ_PATCH | EVHTTP_REQ_OPTIONS);
+    evhttp_set_gencb(srv->http, http_entry, srv);
+    srv->listener = evhttp_bind_socket_with_handle(srv->http, cfg->http_address, (ev_uint16_t)cfg->http_port);
+    if (!srv->listener) {
+        log_error("msg=\"cannot listen\" address=%s port=%d error=\"%s\"", cfg->http_address,
+                  cfg->http_port, strerror(errno));
+        goto err;
+    }
+    if (!metrics_register(http_metrics_render, srv)) goto err;
+    log_info("msg=\"http listening\" address=%s port=%d", cfg->http_address, cfg->http_port);
+    return srv;
+err:
+    http_server_free(srv);
+    return NULL;
+}
+
+void http_server_apply_config(struct http_server *srv)
+{
+    const struct config *cfg = srv->app->cfg;
+    /* libevent 2.1 answers bodies past its own cap with an HTML 413 and offers no
+     * hook; so its cap sits well above ours (limit + max(limit, 16 MiB)) and bodies
+     * in between get our JSON 413 from parse_body_or_reply() */
+    ev_ssize_t slack = cfg->http_max_body_bytes > (16 << 20) ? cfg->http_max_body_bytes : (16 << 20);
+    evhttp_set_max_body_size(srv->http, (ev_ssize_t)cfg->http_max_body_bytes + slack);
+    evhttp_set_max_headers_size(srv->http, cfg->http_max_header_bytes);
+    evhttp_set_timeout(srv->http, cfg->http_timeout_s);
+}
+
+void http_server_stop_accepting(struct http_server *srv)
+{
+    if (srv->listener) evhttp_del_accept_socket(srv->http, srv->listener);
+    srv->listener = NULL;
+}
+
+void http_server_drain(struct http_server *srv)
+{
+    http_server_stop_accepting(srv);
+    draining = true;
+}
+
+void http_server_free(struct http_server *srv)
+{
+    if (!srv) return;
+    metrics_unregister(http_metrics_render, srv);
+    free(route_stats); /* counted until here (a reply sent while evhttp frees is not) */
+    route_stats = NULL;
+    if (srv->http) evhttp_free(srv->http); /* closes every connection: conn_closed frees each */
+    free(srv->by_fd);
+    free(srv);
+}

@@ -1,0 +1,410 @@
+/* cmd_keyspace.c — the keyspace commands: DEL UNLINK EXISTS TYPE RENAME RENAMENX COPY, and
+ * those over the whole keyspace, DBSIZE SCAN KEYS. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redis/bitval.h"
+#include "store/codec.h"
+#include "core/log.h"
+#include "redis/rkv_internal.h"
+
+/* ---- keyspace: DEL EXISTS TYPE RENAME COPY -------------------------------------------------- */
+
+/* Every empty value is made before the first key changes: a rejected unit must
+ * leave its keys as they were (wpath_ops.merge). */
+static enum wp_mutation del_mut(struct kwrite *w, struct wp_unit *u)
+{
+    roaring_bitmap_t **empty = calloc((size_t)u->nkeys, sizeof(*empty));
+    bool oom = !empty;
+
+    for (int k = 0; !oom && k < u->nkeys; k++)
+        if (rkv_unit_val(u, k).exists && !(empty[k] = roaring_bitmap_create())) oom = true;
+    w->n = 0;
+    for (int k = 0; empty && k < u->nkeys; k++) {
+        if (!empty[k]) continue;
+        if (oom) {
+            roaring_bitmap_free(empty[k]);
+            continue;
+        }
+        rkv_unit_put(u, k, empty[k], -1);
+        w->n++;
+    }
+    free(empty);
+    if (oom) {
+        snprintf(w->err, sizeof(w->err), "ERR out of memory");
+        return WP_REJECT;
+    }
+    return w->n ? WP_CHANGED : WP_UNCHANGED;
+}
+
+/* DEL first reads, so that deleting keys that do not exist writes nothing. */
+static void del_read(struct rcmd *c, struct kval *v, size_t n)
+{
+    size_t *args = malloc((n ? n : 1) * sizeof(*args)), m = 0;
+    if (!args) return rkv_fail(c, "ERR out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (v[i].exists) args[m++] = 1 + i;
+    if (m == 0) {
+        free(args);
+        rr_int(&c->r, 0);
+        return rcmd_finish(c);
+    }
+    kwrite(c, args, m, del_mut, rkv_reply_n, NULL);
+    free(args);
+}
+
+/* Loads every argument from the first on as a key (DEL, EXISTS). */
+static void kread_all(struct rcmd *c, kread_fn *fn)
+{
+    const struct rarg **keys = malloc(c->argc * sizeof(*keys));
+    if (!keys) return rkv_fail(c, "ERR out of memory");
+    for (size_t i = 1; i < c->argc; i++) keys[i - 1] = &c->argv[i];
+    kread(c, keys, c->argc - 1, fn);
+    free(keys);
+}
+
+void cmd_del(struct rcmd *c) { kread_all(c, del_read); }
+
+static void exists_read(struct rcmd *c, struct kval *v, size_t n)
+{
+    long long count = 0;
+    for (size_t i = 0; i < n; i++) count += v[i].exists;
+    rr_int(&c->r, count);
+    rcmd_finish(c);
+}
+
+void cmd_exists(struct rcmd *c) { kread_all(c, exists_read); }
+
+static void type_read(struct rcmd *c, struct kval *v, size_t n)
+{
+    rr_simple(&c->r, v[0].exists ? "string" : "none");
+    rcmd_finish(c);
+    (void)n;
+}
+
+void cmd_type(struct rcmd *c) { kread1(c, 1, type_read); }
+
+struct move_args {
+    bool copy, replace, nx;
+};
+
+static enum wp_mutation move_mut(struct kwrite *w, struct wp_unit *u)
+{
+    struct move_args *a = w->extra;
+    int s = w->slot[1], d = w->slot[2];
+    struct kval src = rkv_unit_val(u, s), dst = rkv_unit_val(u, d);
+
+    if (!src.exists) {
+        if (a->copy) {
+            w->n = 0;
+            return WP_UNCHANGED;
+        }
+        snprintf(w->err, sizeof(w->err), "ERR no such key");
+        return WP_REJECT;
+    }
+    if (s == d) { /* RENAME k k */
+        w->n = 0;
+        return WP_UNCHANGED;
+    }
+    if (dst.exists && (a->nx || (a->copy && !a->replace))) {
+        w->n = 0;
+        return WP_UNCHANGED;
+    }
+    roaring_bitmap_t *bm = roaring_bitmap_copy(src.bm);
+    if (!bm || (!a->copy && !rkv_unit_delete(u, s))) {
+        if (bm) roaring_bitmap_free(bm);
+        snprintf(w->err, sizeof(w->err), "ERR out of memory");
+        return WP_REJECT;
+    }
+    rkv_unit_put(u, d, bm, (int64_t)src.len);
+    w->n = 1;
+    return WP_CHANGED;
+}
+
+static void reply_rename(struct kwrite *w)
+{
+    struct move_args *a = w->extra;
+    if (a->nx || a->copy)
+        rr_int(&w->c->r, w->n);
+    else
+        rr_simple(&w->c->r, "OK");
+}
+
+static void start_move(struct rcmd *c, struct move_args a)
+{
+    static const size_t args[2] = {1, 2};
+    struct move_args *x = malloc(sizeof(*x));
+    if (!x) return rkv_fail(c, "ERR out of memory");
+    *x = a;
+    kwrite(c, args, 2, move_mut, reply_rename, x);
+}
+
+void cmd_rename(struct rcmd *c) { start_move(c, (struct move_args){false, false, false}); }
+void cmd_renamenx(struct rcmd *c) { start_move(c, (struct move_args){false, false, true}); }
+
+void cmd_copy(struct rcmd *c)
+{
+    struct move_args a = {true, false, false};
+    for (size_t i = 3; i < c->argc; i++) {
+        if (rarg_eq(&c->argv[i], "REPLACE")) {
+            a.replace = true;
+        } else if (rarg_eq(&c->argv[i], "DB") && i + 1 < c->argc) {
+            long long db;
+            if (!rkv_parse_int(c, &c->argv[++i], &db)) return rcmd_finish(c);
+            if (db != 0) return rkv_fail(c, "ERR DB index is out of range (bitmapd has one database, 0)");
+        } else {
+            return rkv_fail(c, RKV_SYNTAX);
+        }
+    }
+    if (c->argv[1].len == c->argv[2].len && memcmp(c->argv[1].ptr, c->argv[2].ptr, c->argv[1].len) == 0)
+        return rkv_fail(c, "ERR source and destination objects are the same");
+    start_move(c, a);
+}
+
+/* ---- whole keyspace: DBSIZE SCAN KEYS ------------------------------------------------------------ */
+
+#define EXISTS_SQL "(cardinality > 0 OR nbytes IS NOT NULL)"
+
+struct dbsize_op {
+    struct rcmd *c;
+    void (*cb)(struct rcmd *c, long long n, const char *err);
+};
+
+static void dbsize_done(const struct db_result *r, void *arg)
+{
+    struct dbsize_op *o = arg;
+    struct rcmd *c = o->c;
+    void (*cb)(struct rcmd *, long long, const char *) = o->cb;
+    free(o);
+    if (r->status == DB_OK && PQntuples(r->res) == 1)
+        cb(c, db_value_int8(r->res, 0, 0), NULL);
+    else
+        cb(c, -1, r->message ? r->message : "database unavailable");
+}
+
+void rkv_dbsize(struct rcmd *c, void (*cb)(struct rcmd *c, long long n, const char *err))
+{
+    struct dbsize_op *o = malloc(sizeof(*o));
+    if (!o) return cb(c, -1, "out of memory");
+    *o = (struct dbsize_op){c, cb};
+    if (!store_query_folded(c->app->store, "SELECT count(*) FROM bitmapd.bitmaps WHERE " EXISTS_SQL, 0, NULL, dbsize_done,
+                            o)) {
+        free(o);
+        cb(c, -1, "out of memory");
+    }
+}
+
+static void dbsize_reply(struct rcmd *c, long long n, const char *err)
+{
+    if (n < 0)
+        rr_error(&c->r, "ERR bitmapd: %s", err);
+    else
+        rr_int(&c->r, n);
+    rcmd_finish(c);
+}
+
+void cmd_dbsize(struct rcmd *c) { rkv_dbsize(c, dbsize_reply); }
+
+struct scan_op {
+    struct rcmd *c;
+    const struct rarg *match;
+    bool type_ok;
+    long long count;
+};
+
+static void scan_done(const struct db_result *r, void *arg)
+{
+    struct scan_op *o = arg;
+    struct rcmd *c = o->c;
+    if (r->status != DB_OK) {
+        rr_error(&c->r, "ERR bitmapd: %s", r->message ? r->message : "database unavailable");
+    } else {
+        int rows = PQntuples(r->res), take = rows;
+        char next[32] = "0";
+        if (rows > o->count) {
+            /* more remain: the next cursor is the first hash not returned; keys that
+             * share it (a 60-bit collision) are all left for the next call */
+            int64_t h = db_value_int8(r->res, rows - 1, 1);
+            take = rows - 1;
+            while (take > 0 && db_value_int8(r->res, take - 1, 1) == h) take--;
+            if (take == 0) take = rows - 1; /* pathological: all equal */
+            snprintf(next, sizeof(next), "%lld", (long long)h);
+        }
+        int nmatch = 0;
+        for (int i = 0; i < take && o->type_ok; i++)
+            if (!o->match || rproto_glob(o->match->ptr, o->match->len, PQgetvalue(r->res, i, 0),
+                                         (size_t)PQgetlength(r->res, i, 0), false))
+                nmatch++;
+        rr_array(&c->r, 2);
+        rr_cstr(&c->r, next);
+        rr_array(&c->r, (size_t)nmatch);
+        for (int i = 0; i < take && o->type_ok; i++) {
+            const char *k = PQgetvalue(r->res, i, 0);
+            size_t kl = (size_t)PQgetlength(r->res, i, 0);
+            if (!o->match || rproto_glob(o->match->ptr, o->match->len, k, kl, false)) rr_bulk(&c->r, k, kl);
+        }
+    }
+    free(o);
+    rcmd_finish(c);
+}
+
+/* SCAN walks keys in the order of a 60-bit hash of the key (an index of
+ * migrations/0004): the cursor is a plain number, as clients expect, it needs no
+ * state in the server, and any instance can continue it. */
+void cmd_scan(struct rcmd *c)
+{
+    struct scan_op *o = calloc(1, sizeof(*o));
+    long long cursor;
+    if (!o) return rkv_fail(c, "ERR out of memory");
+    o->c = c;
+    o->count = 10;
+    o->type_ok = true;
+    if (!rarg_ll(&c->argv[1], &cursor) || cursor < 0) {
+        free(o);
+        return rkv_fail(c, "ERR invalid cursor");
+    }
+    for (size_t i = 2; i < c->argc; i++) {
+        bool more = i + 1 < c->argc;
+        if (rarg_eq(&c->argv[i], "MATCH") && more) {
+            o->match = &c->argv[++i];
+            if (o->match->len == 1 && o->match->ptr[0] == '*') o->match = NULL;
+        } else if (rarg_eq(&c->argv[i], "COUNT") && more) {
+            if (!rkv_parse_int(c, &c->argv[++i], &o->count)) {
+                free(o);
+                return rcmd_finish(c);
+            }
+            if (o->count < 1) {
+                free(o);
+                return rkv_fail(c, RKV_SYNTAX);
+            }
+            if (o->count > 100000) o->count = 100000;
+        } else if (rarg_eq(&c->argv[i], "TYPE") && more) {
+            o->type_ok = rarg_eq(&c->argv[++i], "string");
+        } else {
+            free(o);
+            return rkv_fail(c, RKV_SYNTAX);
+        }
+    }
+    char cur[32], lim[32];
+    snprintf(cur, sizeof(cur), "%lld", cursor);
+    snprintf(lim, sizeof(lim), "%lld", o->count + 1);
+    struct db_param p[2] = {{cur, 0, 0}, {lim, 0, 0}};
+    if (!store_query_folded(c->app->store,
+                  "SELECT key, bitmapd.key_hash(key) FROM bitmapd.bitmaps"
+                  " WHERE bitmapd.key_hash(key) >= $1::bigint AND " EXISTS_SQL
+                  " ORDER BY bitmapd.key_hash(key) LIMIT $2::int",
+                  2, p, scan_done, o)) {
+        free(o);
+        rkv_fail(c, "ERR out of memory");
+    }
+}
+
+/* KEYS pattern: pages through the keys in key order (only those under the pattern's
+ * literal prefix), and refuses to answer more than [resp] keys_max keys. */
+struct keys_op {
+    struct rcmd *c;
+    struct evbuffer *found;
+    size_t nfound;
+    uint8_t *prefix;
+    size_t prefix_len;
+    uint8_t *last;
+    size_t last_len;
+    bool started;
+};
+
+#define KEYS_PAGE 1000
+
+static void keys_next(struct keys_op *o);
+
+static void keys_end(struct keys_op *o, const char *err)
+{
+    struct rcmd *c = o->c;
+    if (err) {
+        rr_error(&c->r, "%s", err);
+    } else {
+        rr_array(&c->r, o->nfound);
+        evbuffer_add_buffer(c->r.out, o->found);
+    }
+    evbuffer_free(o->found);
+    free(o->prefix);
+    free(o->last);
+    free(o);
+    rcmd_finish(c);
+}
+
+static void keys_done(const struct db_result *r, void *arg)
+{
+    struct keys_op *o = arg;
+    struct rcmd *c = o->c;
+    const struct rarg *pat = &c->argv[1];
+    char err[200];
+
+    if (r->status != DB_OK) {
+        snprintf(err, sizeof(err), "ERR bitmapd: %s", r->message ? r->message : "database unavailable");
+        return keys_end(o, err);
+    }
+    int rows = PQntuples(r->res);
+    for (int i = 0; i < rows; i++) {
+        const char *k = PQgetvalue(r->res, i, 0);
+        size_t kl = (size_t)PQgetlength(r->res, i, 0);
+        if (o->prefix_len && (kl < o->prefix_len || memcmp(k, o->prefix, o->prefix_len) != 0)) return keys_end(o, NULL);
+        if (!PQgetisnull(r->res, i, 1) && rproto_glob(pat->ptr, pat->len, k, kl, false)) {
+            if (++o->nfound > (size_t)c->app->cfg->resp_keys_max) {
+                snprintf(err, sizeof(err), "ERR bitmapd: KEYS matches more than %d keys ([resp] keys_max); use SCAN",
+                         c->app->cfg->resp_keys_max);
+                return keys_end(o, err);
+            }
+            evbuffer_add_printf(o->found, "$%zu\r\n", kl);
+            evbuffer_add(o->found, k, kl);
+            evbuffer_add(o->found, "\r\n", 2);
+        }
+        if (i == rows - 1) {
+            free(o->last);
+            if (!(o->last = malloc(kl + 1))) return keys_end(o, "ERR out of memory");
+            memcpy(o->last, k, kl);
+            o->last_len = kl;
+        }
+    }
+    if (rows < KEYS_PAGE) return keys_end(o, NULL);
+    keys_next(o);
+}
+
+static void keys_next(struct keys_op *o)
+{
+    struct rcmd *c = o->c;
+    const uint8_t *from = o->started ? o->last : o->prefix;
+    size_t from_len = o->started ? o->last_len : o->prefix_len;
+    struct db_param p[2] = {{from, (int)from_len, 1}, {o->started ? "1" : "0", 0, 0}};
+    o->started = true;
+    /* the second column is NULL for rows that are not keys (deleted) */
+    if (!store_query_folded(c->app->store,
+                  "SELECT key, CASE WHEN " EXISTS_SQL " THEN 1 END FROM bitmapd.bitmaps"
+                  " WHERE (key > $1::bytea OR ($2::int = 0 AND key = $1::bytea))"
+                  " ORDER BY key LIMIT 1000",
+                  2, p, keys_done, o))
+        keys_end(o, "ERR out of memory");
+}
+
+void cmd_keys(struct rcmd *c)
+{
+    struct keys_op *o = calloc(1, sizeof(*o));
+    const struct rarg *pat = &c->argv[1];
+    if (!o || !(o->found = evbuffer_new()) || !(o->prefix = malloc(pat->len + 1))) {
+        if (o && o->found) evbuffer_free(o->found);
+        free(o);
+        return rkv_fail(c, "ERR out of memory");
+    }
+    o->c = c;
+    /* the literal prefix of the pattern bounds the walk */
+    for (size_t i = 0; i < pat->len; i++) {
+        char ch = pat->ptr[i];
+        if (ch == '*' || ch == '?' || ch == '[') break;
+        if (ch == '\\') {
+            if (++i >= pat->len) break;
+            ch = pat->ptr[i];
+        }
+        o->prefix[o->prefix_len++] = (uint8_t)ch;
+    }
+    keys_next(o);
+}

@@ -1,0 +1,214 @@
+/* cmd_string.c — the string commands: GET SET STRLEN GETRANGE SETRANGE APPEND, over a
+ * value stored as the set bits of its bytes and its length (bitval.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redis/bitval.h"
+#include "store/codec.h"
+#include "core/log.h"
+#include "redis/rkv_internal.h"
+
+/* ---- strings: GET SET STRLEN GETRANGE SETRANGE APPEND --------------------------------------- */
+
+/* Writes the value [start, end] of v as a bulk reply, or an error past the cap. */
+static void reply_range(struct rcmd *c, const struct kval *v, long long start, long long end)
+{
+    uint8_t *buf = NULL;
+    size_t n = 0, cap = (size_t)c->app->cfg->resp_max_value_bytes;
+    if (!bv_getrange(v->bm, v->len, start, end, cap, &buf, &n)) {
+        if (n > cap)
+            rr_error(&c->r,
+                     "ERR bitmapd: the answer is %zu bytes, more than [resp] max_value_bytes (%zu); read it in "
+                     "parts with GETRANGE, or use BITCOUNT, BITPOS or R.RANGEINTARRAY",
+                     n, cap);
+        else
+            rr_error(&c->r, "ERR out of memory");
+        return;
+    }
+    rr_bulk(&c->r, buf, n);
+    free(buf);
+}
+
+static void get_read(struct rcmd *c, struct kval *v, size_t n)
+{
+    if (!v[0].exists)
+        rr_nil(&c->r);
+    else
+        reply_range(c, &v[0], 0, -1);
+    rcmd_finish(c);
+    (void)n;
+}
+
+void cmd_get(struct rcmd *c) { kread1(c, 1, get_read); }
+
+static void strlen_read(struct rcmd *c, struct kval *v, size_t n)
+{
+    rr_int(&c->r, (long long)v[0].len);
+    rcmd_finish(c);
+    (void)n;
+}
+
+void cmd_strlen(struct rcmd *c) { kread1(c, 1, strlen_read); }
+
+static void getrange_read(struct rcmd *c, struct kval *v, size_t n)
+{
+    long long *se = c->op;
+    reply_range(c, &v[0], se[0], se[1]);
+    free(se);
+    c->op = NULL;
+    rcmd_finish(c);
+    (void)n;
+}
+
+void cmd_getrange(struct rcmd *c)
+{
+    long long *se = malloc(2 * sizeof(*se));
+    if (!se) return rkv_fail(c, "ERR out of memory");
+    if (!rkv_parse_int(c, &c->argv[2], &se[0]) || !rkv_parse_int(c, &c->argv[3], &se[1])) {
+        free(se);
+        return rcmd_finish(c);
+    }
+    c->op = se;
+    kread1(c, 1, getrange_read);
+}
+
+enum set_cond { SET_ALWAYS, SET_NX, SET_XX };
+
+struct set_args {
+    enum set_cond cond;
+    bool get;
+    uint8_t *old;
+    size_t old_len;
+    bool old_exists, done_set;
+};
+
+static enum wp_mutation set_mut(struct kwrite *w, struct wp_unit *u)
+{
+    struct set_args *a = w->extra;
+    const struct rarg *val = &w->c->argv[2];
+    struct kval v = rkv_unit_val(u, 0);
+
+    free(a->old);
+    a->old = NULL;
+    a->old_exists = v.exists;
+    if (a->get && v.exists &&
+        !bv_getrange(v.bm, v.len, 0, -1, (size_t)w->c->app->cfg->resp_max_value_bytes, &a->old, &a->old_len)) {
+        snprintf(w->err, sizeof(w->err), "ERR bitmapd: the old value is larger than [resp] max_value_bytes");
+        return WP_REJECT;
+    }
+    a->done_set = !((a->cond == SET_NX && v.exists) || (a->cond == SET_XX && !v.exists));
+    if (!a->done_set) return WP_UNCHANGED;
+    roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)val->ptr, val->len);
+    if (!bm) {
+        snprintf(w->err, sizeof(w->err), "ERR out of memory");
+        return WP_REJECT;
+    }
+    rkv_unit_put(u, 0, bm, (int64_t)val->len);
+    return WP_CHANGED;
+}
+
+static void set_reply(struct kwrite *w)
+{
+    struct set_args *a = w->extra;
+    if (a->get) {
+        if (a->old_exists)
+            rr_bulk(&w->c->r, a->old, a->old_len);
+        else
+            rr_nil(&w->c->r);
+    } else if (a->done_set) {
+        rr_simple(&w->c->r, "OK");
+    } else {
+        rr_nil(&w->c->r);
+    }
+}
+
+static void set_args_free(void *arg)
+{
+    struct set_args *a = arg;
+    free(a->old);
+    free(a);
+}
+
+void cmd_set(struct rcmd *c)
+{
+    struct set_args *a = calloc(1, sizeof(*a));
+    if (!a) return rkv_fail(c, "ERR out of memory");
+    for (size_t i = 3; i < c->argc; i++) {
+        const struct rarg *o = &c->argv[i];
+        if (rarg_eq(o, "NX") && a->cond != SET_XX) a->cond = SET_NX;
+        else if (rarg_eq(o, "XX") && a->cond != SET_NX) a->cond = SET_XX;
+        else if (rarg_eq(o, "GET")) a->get = true;
+        else if (rarg_eq(o, "KEEPTTL")) continue; /* keys never expire here */
+        else if ((rarg_eq(o, "EX") || rarg_eq(o, "PX") || rarg_eq(o, "EXAT") || rarg_eq(o, "PXAT")) && i + 1 < c->argc) {
+            free(a);
+            return rkv_fail(c, "ERR bitmapd does not expire keys: SET with EX, PX, EXAT or PXAT is not supported");
+        } else {
+            free(a);
+            return rkv_fail(c, RKV_SYNTAX);
+        }
+    }
+    kwrite1(c, set_mut, set_reply, a, set_args_free);
+}
+
+static enum wp_mutation setrange_mut(struct kwrite *w, struct wp_unit *u)
+{
+    const struct rarg *val = &w->c->argv[3];
+    long long *off = w->extra;
+    struct kval v = rkv_unit_val(u, 0);
+
+    if (val->len == 0) { /* Redis neither creates nor pads */
+        w->n = (long long)v.len;
+        return WP_UNCHANGED;
+    }
+    if ((uint64_t)*off + val->len > BV_MAX_BYTES) {
+        snprintf(w->err, sizeof(w->err), "ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+        return WP_REJECT;
+    }
+    uint64_t len = v.len;
+    if (!bv_setrange(v.bm, &len, (uint64_t)*off, (const uint8_t *)val->ptr, val->len)) {
+        snprintf(w->err, sizeof(w->err), "ERR out of memory");
+        return WP_REJECT;
+    }
+    w->n = (long long)len;
+    rkv_unit_put(u, 0, v.bm, (int64_t)len);
+    wp_key_narrow(&u->keys[0], (uint64_t)*off * 8, ((uint64_t)*off + val->len) * 8 - 1);
+    return WP_CHANGED;
+}
+
+void cmd_setrange(struct rcmd *c)
+{
+    long long *off = malloc(sizeof(*off));
+    if (!off) return rkv_fail(c, "ERR out of memory");
+    if (!rkv_parse_int(c, &c->argv[2], off)) {
+        free(off);
+        return rcmd_finish(c);
+    }
+    if (*off < 0) {
+        free(off);
+        return rkv_fail(c, "ERR offset is out of range");
+    }
+    kwrite1(c, setrange_mut, rkv_reply_n, off, NULL);
+}
+
+static enum wp_mutation append_mut(struct kwrite *w, struct wp_unit *u)
+{
+    const struct rarg *val = &w->c->argv[2];
+    struct kval v = rkv_unit_val(u, 0);
+    uint64_t len = v.len;
+
+    if (len + val->len > BV_MAX_BYTES) {
+        snprintf(w->err, sizeof(w->err), "ERR string exceeds maximum allowed size (proto-max-bulk-len)");
+        return WP_REJECT;
+    }
+    if (!bv_setrange(v.bm, &len, len, (const uint8_t *)val->ptr, val->len)) {
+        snprintf(w->err, sizeof(w->err), "ERR out of memory");
+        return WP_REJECT;
+    }
+    w->n = (long long)len;
+    if (v.exists && val->len == 0) return WP_UNCHANGED;
+    rkv_unit_put(u, 0, v.bm, (int64_t)len); /* APPEND creates the key, even with "" */
+    return WP_CHANGED;
+}
+
+void cmd_append(struct rcmd *c) { kwrite1(c, append_mut, rkv_reply_n, NULL, NULL); }

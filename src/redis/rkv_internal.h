@@ -1,0 +1,118 @@
+/* rkv_internal.h — what the data-command files (rkv.c and cmd_*.c) share: a key's
+ * value as read, the read path (kread: load, decode, answer) and the write path
+ * (kwrite: one write-path unit over the command's keys, answered after its commit),
+ * the argument rules with Redis's error texts, and each file's commands for the
+ * table in rkv.c. Not for use outside the RESP command files. */
+#ifndef BITMAPD_RKV_INTERNAL_H
+#define BITMAPD_RKV_INTERNAL_H
+
+#include <roaring/roaring.h>
+
+#include "redis/rkv.h"
+#include "store/wpath.h"
+
+/* The value of one key: its bits, Redis length and whether it exists. */
+struct kval {
+    roaring_bitmap_t *bm; /* never NULL (empty for a missing key) */
+    uint64_t len;
+    bool exists;
+};
+
+/* A read's continuation: the values of the keys asked, in order (freed after it
+ * returns); it replies and calls rcmd_finish(). */
+typedef void kread_fn(struct rcmd *c, struct kval *v, size_t n);
+
+/* A write in flight: mut() changes the unit under the write path, reply() answers
+ * after the commit. */
+struct kwrite;
+typedef enum wp_mutation kmut_fn(struct kwrite *w, struct wp_unit *u);
+typedef void kreply_fn(struct kwrite *w);
+
+struct kwrite {
+    struct rcmd *c;
+    struct wpath *wp;
+    kmut_fn *mut;
+    kreply_fn *reply;
+    int *slot;     /* argument position → unit key index (or -1) */
+    long long n;   /* a result the reply uses */
+    char err[200]; /* set by mut() with WP_REJECT */
+    void *extra;   /* the command's own state */
+    void (*extra_free)(void *);
+};
+
+#define RKV_SYNTAX "ERR syntax error"
+
+/* A key exists when it has a member or an explicit length. */
+bool rkv_exists(const roaring_bitmap_t *bm, int64_t nbytes);
+/* Key length and count limits; answers the error itself. */
+bool rkv_keys_ok(struct rcmd *c, const struct rarg *const *keys, size_t n);
+
+/* Loads keys (no row is created) and calls fn with their values, or answers the
+ * error itself. c->op (if any) is freed on error. */
+void kread(struct rcmd *c, const struct rarg *const *keys, size_t n, kread_fn *fn);
+/* kread of the one key at argument argi. */
+void kread1(struct rcmd *c, size_t argi, kread_fn *fn);
+
+/* The value of unit key k: bitmap (owned by the unit), effective length, existence. */
+struct kval rkv_unit_val(const struct wp_unit *u, int k);
+/* Replaces key k's value; nbytes < 0 stores "no explicit length". */
+void rkv_unit_put(struct wp_unit *u, int k, roaring_bitmap_t *bm, int64_t nbytes);
+/* Empties key k (a deleted key: no member, no length). False: out of memory. */
+bool rkv_unit_delete(struct wp_unit *u, int k);
+
+/* Runs one unit over the keys at argument positions keyargs[0..n) (duplicates share
+ * a unit key). extra is taken over: released at the end with extra_free (or free). */
+void kwrite_ex(struct rcmd *c, const size_t *keyargs, size_t n, kmut_fn *mut, kreply_fn *reply, void *extra,
+               void (*extra_free)(void *));
+void kwrite(struct rcmd *c, const size_t *keyargs, size_t n, kmut_fn *mut, kreply_fn *reply, void *extra);
+/* The common case: one key, argument 1. */
+void kwrite1(struct rcmd *c, kmut_fn *mut, kreply_fn *reply, void *extra, void (*extra_free)(void *));
+/* Replies: the integer w->n; +OK. */
+void rkv_reply_n(struct kwrite *w);
+void rkv_reply_ok(struct kwrite *w);
+
+/* Argument parsers that write Redis's error into the reply and return false. */
+bool rkv_parse_bit_offset(struct rcmd *c, const struct rarg *a, uint32_t *off);
+bool rkv_parse_int(struct rcmd *c, const struct rarg *a, long long *v);
+/* Answers msg as the error and finishes the command. */
+void rkv_fail(struct rcmd *c, const char *msg);
+
+/* The bitmap commands (cmd_bitmap.c): SETBIT GETBIT BITCOUNT BITPOS BITOP BITFIELD BITFIELD_RO */
+void cmd_setbit(struct rcmd *c);
+void cmd_getbit(struct rcmd *c);
+void cmd_bitcount(struct rcmd *c);
+void cmd_bitpos(struct rcmd *c);
+void cmd_bitop(struct rcmd *c);
+void cmd_bitfield(struct rcmd *c);
+void cmd_bitfield_ro(struct rcmd *c);
+
+/* The string commands (cmd_string.c): GET SET STRLEN GETRANGE SETRANGE APPEND */
+void cmd_get(struct rcmd *c);
+void cmd_strlen(struct rcmd *c);
+void cmd_getrange(struct rcmd *c);
+void cmd_set(struct rcmd *c);
+void cmd_setrange(struct rcmd *c);
+void cmd_append(struct rcmd *c);
+
+/* The keyspace commands (cmd_keyspace.c): DEL UNLINK EXISTS TYPE RENAME RENAMENX COPY DBSIZE SCAN KEYS */
+void cmd_del(struct rcmd *c);
+void cmd_exists(struct rcmd *c);
+void cmd_type(struct rcmd *c);
+void cmd_rename(struct rcmd *c);
+void cmd_renamenx(struct rcmd *c);
+void cmd_copy(struct rcmd *c);
+void cmd_dbsize(struct rcmd *c);
+void cmd_scan(struct rcmd *c);
+void cmd_keys(struct rcmd *c);
+
+/* The redis-roaring style commands (cmd_roaring.c): R.* */
+void cmd_rsetintarray(struct rcmd *c);
+void cmd_rappendintarray(struct rcmd *c);
+void cmd_rgetintarray(struct rcmd *c);
+void cmd_rrangeintarray(struct rcmd *c);
+void cmd_rrevrangeintarray(struct rcmd *c);
+void cmd_rmin(struct rcmd *c);
+void cmd_rmax(struct rcmd *c);
+void cmd_rcard(struct rcmd *c);
+
+#endif
