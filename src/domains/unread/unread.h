@@ -37,8 +37,4 @@ void unread_feed_seen(struct http_ctx *c);
 void unread_start(struct app *app);
 void unread_stop(void);
 
-/* Red dot names: 1 .. UNREAD_REDDOT_NAME_MAX characters of [A-Za-z0-9_.:-]. */
-#define UNREAD_REDDOT_NAME_MAX 64
-bool unread_reddot_name_valid(const char *s, size_t len) WUR;
-
 #endif
