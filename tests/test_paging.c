@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "domains/inbox/inbox.h"
+#include "domains/inbox/inbox_rules.h"
 
 /* Reference: members in descending order. */
 static size_t desc(const roaring_bitmap_t *bm, uint32_t **out)

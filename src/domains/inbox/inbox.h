@@ -3,8 +3,6 @@
 #ifndef BITMAPD_INBOX_H
 #define BITMAPD_INBOX_H
 
-#include <roaring/roaring.h>
-
 #include "core/common.h"
 
 struct http_ctx;
@@ -22,11 +20,5 @@ void inbox_user_periods(struct http_ctx *c);
 void inbox_periods_list(struct http_ctx *c);
 void inbox_period_put(struct http_ctx *c);
 
-/* Paging by rank, newest first: fills out[] with up to limit members of bm, starting
- * after skipping `skip` members from the top (page mode) or at the largest member
- * below `before` (cursor mode, before <= 2^32). Returns the count written and sets
- * *more when older members remain. Cost is independent of depth. */
-size_t inbox_page(const roaring_bitmap_t *bm, bool cursor, uint64_t skip, uint64_t before,
-                  size_t limit, uint32_t *out, bool *more);
 
 #endif

@@ -13,7 +13,7 @@
 
 #include "store/codec.h"
 #include "http/http.h"
-#include "domains/inbox/inbox.h" /* inbox_page: newest-first paging by rank */
+#include "domains/inbox/inbox_rules.h" /* inbox_page: newest-first paging by rank */
 #include "core/log.h"
 #include "store/wpath.h"
 
