@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "core/calendar.h"
+#include "domains/checkins/checkin_rules.h"
 
 static int32_t D(const char *s)
 {

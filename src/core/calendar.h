@@ -1,12 +1,11 @@
-/* calendar.h — the arithmetic of daily check-ins: civil dates <-> day numbers
- * (days since 1970-01-01), strict date parsing, month lengths and leap years,
- * "today" in a time zone, and streaks / counts / points over a Roaring bitmap
- * whose members are day numbers. No I/O except the time zone look-up of
- * cal_today(); unit-tested on its own (tests/test_calendar.c). */
+/* calendar.h — calendar arithmetic: civil dates <-> day numbers (days since
+ * 1970-01-01), strict date parsing, month lengths and leap years, and "today" in a
+ * time zone. No I/O except the time zone look-up of cal_today(); unit-tested on its
+ * own (tests/test_calendar.c). The check-ins' streaks and points over these day
+ * numbers are domains/checkins/checkin_rules.h. */
 #ifndef BITMAPD_CALENDAR_H
 #define BITMAPD_CALENDAR_H
 
-#include <roaring/roaring.h>
 #include <time.h>
 
 #include "core/common.h"
@@ -50,29 +49,6 @@ bool cal_parse_year(const char *s, int *year) WUR;
 void cal_format_date(int32_t day, char *buf);
 /* "YYYY-MM" into buf (at least CAL_MONTH_LEN + 1 bytes). */
 void cal_format_month(int year, int month, char *buf);
-
-/* Where a streak may start: at the first of its month (the seed's rule) or anywhere. */
-enum cal_scope { CAL_SCOPE_MONTH, CAL_SCOPE_UNBOUNDED };
-/* "month" or "unbounded". */
-bool cal_parse_scope(const char *s, enum cal_scope *out) WUR;
-
-/* Members of bm in [first, last] (day numbers, first <= last). */
-uint64_t cal_count(const roaring_bitmap_t *bm, int32_t first, int32_t last);
-/* Length of the run of consecutive members of bm ending on day; 0 when day is not a
- * member. With CAL_SCOPE_MONTH the run starts no earlier than the first of day's
- * month. O(log^2) rank look-ups, whatever the length. */
-uint32_t cal_streak(const roaring_bitmap_t *bm, int32_t day, enum cal_scope scope);
-/* The streak a check-in on day would continue: the run ending the day before, or 0
- * when day is the first of a month under CAL_SCOPE_MONTH (or day 0). */
-uint32_t cal_streak_before(const roaring_bitmap_t *bm, int32_t day, enum cal_scope scope);
-/* Longest run of consecutive members inside [first, last], runs clipped to the
- * range (and cut at every first of a month under CAL_SCOPE_MONTH). */
-uint32_t cal_longest_streak(const roaring_bitmap_t *bm, int32_t first, int32_t last,
-                            enum cal_scope scope);
-
-/* Points earned by the check-in that makes a streak of this length: points[streak-1],
- * the last value repeating; 0 for streak 0 or an empty list. */
-int cal_points(const int *points, int npoints, uint32_t streak);
 
 /* A zone name glibc can load (a zone file, an absolute path, a POSIX rule with an
  * offset, "UTC"): glibc silently uses UTC for any other name. */

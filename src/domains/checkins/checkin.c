@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/calendar.h"
+#include "domains/checkins/checkin_rules.h"
 
 /* "Today" for [checkin] time_zone, cached until the next local midnight. */
 static struct cal_clock today_clock;
