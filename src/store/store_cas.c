@@ -1,0 +1,623 @@
+/* store_cas.c — group commit: the writes waiting at that time go out as one
+ * compare-and-swap statement (or one append to the write-behind log), each call a
+ * group that commits whole; the cache follows the outcome. */
+#include <stdio.h>
+
+#include "store/store_internal.h"
+
+void cas_call_free(struct cas_call *c)
+{
+    for (size_t i = 0; c->ch && i < c->n; i++) cas_chunks_free(&c->ch[i]);
+    free(c->ch);
+    for (size_t i = 0; c->blobs && i < c->n; i++) cache_blob_unref(c->blobs[i]);
+    free(c->blobs);
+    free(c->w);
+    free(c);
+}
+
+static bool is_retryable(const char *sqlstate)
+{
+    return sqlstate && (strcmp(sqlstate, "40P01") == 0 || strcmp(sqlstate, "40001") == 0);
+}
+
+static void cas_handle_cb(const struct db_result *r, void *arg)
+{
+    struct cas_call *c = arg;
+    (void)r;
+    c->cb(c->status, c->err, c->conflict, c->arg);
+}
+
+
+/* Versions a write adds: one per merged change (store_write.inc), at least one. */
+static int64_t write_inc(const struct store_write *w) { return w->inc > 1 ? w->inc : 1; }
+
+/* Keeps the cache in step with the outcome of one call's writes. */
+static void cas_call_cache(struct store *st, const struct cas_call *c, enum store_status s, const bool *conflict,
+                           uint32_t xid, uint64_t mark)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        const struct store_write *w = &c->w[i];
+        if (s == STORE_OK && !conflict[w->group]) {
+            if (!w->bits || !c->blobs[i]) continue; /* a version check: nothing changed */
+            struct cache_val v = {.found = true, .version = (w->absent ? 0 : w->version) + write_inc(w),
+                                  .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
+                                  .nbytes = w->nbytes, .xid = xid, .blob = c->blobs[i]};
+            cache_put(st->cache, w->key, w->keylen, &v, mark);
+            cache_note_write(st->cache, w->key, w->keylen, v.version, xid);
+            store_chunks_committed(st->chunks, w, v.version, xid, &c->ch[i]);
+            metrics.write_flips += c->ch[i].flips_only;
+            metrics.write_chunk_rows += c->ch[i].nrows;
+        } else {
+            cache_drop(st->cache, w->key, w->keylen);
+            store_chunks_forget(st->chunks, w->key, w->keylen); /* a conflict may be a stale directory */
+        }
+    }
+}
+
+
+/* A call the write-behind log keeps from being written fails, nothing of it written. */
+static void call_fail_waited(struct cas_call *c)
+{
+    static bool none[1];
+    c->status = STORE_ERROR; /* nothing was written */
+    c->err = WLOG_WAIT_ERROR;
+    c->conflict = none;
+    db_complete(c->handle, DB_OK, NULL);
+    cas_call_free(c);
+}
+
+/* Sent again after a pause (the log's holder folds and lets go meanwhile), or failed
+ * after WLOG_MAX_WAITS. */
+static void call_hold_back(struct store *st, struct cas_call *c)
+{
+    if (++c->waits > WLOG_MAX_WAITS) {
+        call_fail_waited(c);
+        return;
+    }
+    c->next = st->cas_waiting;
+    st->cas_waiting = c;
+}
+
+static void cas_hold_back(struct store *st, struct cas_batch *b)
+{
+    struct cas_call *c;
+    while ((c = b->calls) != NULL) {
+        b->calls = c->next;
+        call_hold_back(st, c);
+    }
+    free(b);
+    st->writes_in_flight--;
+    wait_arm(st);
+    cas_flush(st);
+}
+
+/* An append's outcome, once cas_batch_done has read the failed groups and the
+ * transaction's id from its answer: the row's seq and whether the lease held. Committed
+ * images become pending in the log; an append whose fate is unknown (the connection
+ * was lost) makes the holder fold, let go and read the log again. */
+static void append_done(struct store *st, struct cas_batch *b, const struct db_result *r, enum store_status s,
+                        bool *conflict, uint32_t xid)
+{
+    int64_t seq = -1;
+    bool lease = true, lost_image = false;
+    if (s != STORE_OK || !conflict) {
+        wlog_append_end(st->wl, b->serial, -1, false);
+        if (s == STORE_UNAVAILABLE || !conflict) wlog_append_unknown(st->wl); /* it may have gone in */
+        return;
+    }
+    for (int i = 0; i < PQntuples(r->res); i++) /* res is NULL after a retryable error: no row */
+        if (!PQgetisnull(r->res, i, 1)) {
+            if (!PQgetisnull(r->res, i, 2)) seq = db_value_int8(r->res, i, 2);
+            lease = !PQgetisnull(r->res, i, 3) && pgbin_int4(r->res, i, 3) == 1;
+        }
+    if (!lease) { /* nothing went in: every group is a conflict (then written in place) */
+        for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
+    } else {
+        size_t n = 0;
+        for (struct cas_call *c = b->calls; c; c = c->next)
+            for (size_t i = 0; i < c->n; i++) {
+                const struct store_write *w = &c->w[i];
+                if (!w->bits || !c->blobs[i] || conflict[c->first_group + w->group]) continue;
+                struct cache_val v = {.found = true, .version = (w->absent ? 0 : w->version) + write_inc(w),
+                                      .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
+                                      .nbytes = w->nbytes, .xid = xid, .blob = c->blobs[i]};
+                if (!wlog_put(st->wl, w->key, w->keylen, &v)) lost_image = true;
+                n++;
+            }
+        st->stats.append_keys += n;
+    }
+    wlog_append_end(st->wl, b->serial, seq, !lease);
+    if (lost_image) wlog_append_unknown(st->wl); /* in the log, not in memory: read the log again */
+}
+
+static void cas_batch_done(const struct db_result *r, void *arg)
+{
+    struct cas_batch *b = arg;
+    struct store *st = b->st;
+    enum store_status s = status_of(r);
+    const char *err = r->message;
+    bool *conflict = calloc((size_t)b->ngroups + 1, sizeof(bool));
+    bool have_xid = false;
+    uint32_t xid = 0;
+
+    sent_unlink(&b->sent);
+    if (s == STORE_ERROR && r->sqlstate && strncmp(r->sqlstate, "BMW", 3) == 0 && !b->append) {
+        /* the write-behind log's guard: nothing was written; again after a pause */
+        wlog_blocked(st->wl, strcmp(r->sqlstate, "BMW01") == 0);
+        cas_hold_back(st, b);
+        free(conflict);
+        return;
+    }
+    bool parse = false;
+    if (!conflict) {
+        s = STORE_ERROR;
+        err = "out of memory";
+    } else if (s == STORE_ERROR && is_retryable(r->sqlstate)) {
+        s = STORE_OK;
+        for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
+        if (b->rows_only && !b->append) /* perhaps a chunked head: its keys take SQL_CAS from now on */
+            for (struct cas_call *c = b->calls; c; c = c->next)
+                for (size_t i = 0; i < c->n; i++) store_chunks_seen(st->chunks, c->w[i].key, c->w[i].keylen, true);
+    } else {
+        parse = s == STORE_OK;
+    }
+    if (parse) {
+        for (int i = 0; i < PQntuples(r->res); i++) {
+            if (!PQgetisnull(r->res, i, 1)) {
+                xid = (uint32_t)db_value_int8(r->res, i, 1);
+                have_xid = true;
+                continue;
+            }
+            int32_t g = pgbin_int4(r->res, i, 0);
+            if (g >= 0 && g < b->ngroups) conflict[g] = true;
+        }
+    }
+    if (b->append) append_done(st, b, r, s, conflict, xid);
+    /* writes_in_flight still counts this batch: requests that write again from their
+     * callbacks queue up and leave together in the next statement */
+    while (b->calls) {
+        struct cas_call *c = b->calls;
+        b->calls = c->next;
+        c->status = s;
+        c->err = err;
+        c->conflict = conflict ? conflict + c->first_group : NULL;
+        cas_call_cache(st, c, conflict && have_xid ? s : STORE_ERROR, c->conflict, xid, b->mark);
+        db_complete(c->handle, DB_OK, NULL); /* calls cas_handle_cb unless cancelled */
+        cas_call_free(c);
+    }
+    free(conflict);
+    free(b);
+    st->writes_in_flight--;
+    cas_flush(st);
+}
+
+static uint64_t write_hash(const struct store_write *w)
+{
+    return bytes_hash(w->key, w->keylen) | 1; /* 0 marks an empty slot */
+}
+
+/* Adds c's keys to the open-addressing set of the statement's keys; false (and the
+ * set unchanged) if one of them is already there from another call. A call may name
+ * a key twice (units of one request sharing a key they only check). */
+static bool keyset_add(uint64_t *set, const struct store_write **who, size_t cap, const struct cas_call *c)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < c->n; i++) {
+            const struct store_write *w = &c->w[i];
+            uint64_t h = write_hash(w);
+            size_t j = h & (cap - 1);
+            bool present = false;
+            for (; set[j]; j = (j + 1) & (cap - 1))
+                if (set[j] == h && who[j]->keylen == w->keylen && memcmp(who[j]->key, w->key, w->keylen) == 0) {
+                    present = true;
+                    break;
+                }
+            if (pass == 0 && present) return false; /* pass 0 sees only earlier calls' keys */
+            if (pass == 1 && !present) {
+                set[j] = h;
+                who[j] = w;
+            }
+        }
+    return true;
+}
+
+static void cas_batch_unsent(const struct db_result *r, void *arg)
+{
+    struct db_result fail = {DB_ERROR, NULL, "out of memory", NULL};
+    (void)r;
+    cas_batch_done(&fail, arg);
+}
+
+/* What a call's writes may do while the write-behind log is in use: go into the next
+ * append (small values of keys not chunked, this instance holding the lease, room
+ * for them), or else be written in place — unless a key is pending in the log, whose
+ * row is behind its image: such a call waits for the fold (or the lease) instead. */
+enum call_kind { CALL_DIRECT, CALL_LOG, CALL_PARK };
+static enum call_kind call_kind(struct store *st, const struct cas_call *c, size_t nkeys)
+{
+    bool pending = false, small = !c->chunks;
+    for (size_t i = 0; i < c->n; i++) {
+        pending |= wlog_pending(st->wl, c->w[i].key, c->w[i].keylen);
+        if (c->w[i].bits && c->w[i].len > wlog_max_value_bytes(st->wl)) small = false;
+    }
+    if (small && wlog_holding(st->wl) && wlog_room(st->wl, nkeys + c->n)) return CALL_LOG;
+    return pending ? CALL_PARK : CALL_DIRECT;
+}
+
+static struct db_job *append_send(struct store *st, struct cas_batch *b, size_t nkeys)
+{
+    struct pgarr pkeys, pvers, pgrps, bad, ikeys, ivers, imgs, igrps;
+    int32_t *imgrp = calloc(nkeys ? nkeys : 1, sizeof(*imgrp));
+    struct wlog_image *im = calloc(nkeys ? nkeys : 1, sizeof(*im));
+    struct cache_val *pend = calloc(nkeys ? nkeys : 1, sizeof(*pend));
+    bool *is_pend = calloc(nkeys ? nkeys : 1, sizeof(*is_pend));
+    size_t nprobe = 0, nbad = 0, nim = 0, packed = 0, j = 0;
+    uint8_t *buf = NULL;
+    struct db_job *job = NULL;
+
+    if (!im || !pend || !is_pend || !imgrp) goto out;
+    for (struct cas_call *c = b->calls; c; c = c->next)
+        for (size_t i = 0; i < c->n; i++, j++) {
+            const struct store_write *w = &c->w[i];
+            is_pend[j] = wlog_lookup(st->wl, w->key, w->keylen, &pend[j]);
+            if (!is_pend[j])
+                nprobe++;
+            else if (w->absent || pend[j].version != w->version)
+                nbad++;
+            if (w->bits) packed += WLOG_PACK_HEAD + wlog_pack_size(w->keylen, w->len) + WLOG_PACK_TAIL;
+        }
+    pa_begin(&pkeys, OID_BYTEA, nprobe, false);
+    pa_begin(&pvers, OID_INT8, nprobe, false);
+    pa_begin(&pgrps, OID_INT4, nprobe, false);
+    pa_begin(&bad, OID_INT4, nbad, false);
+    j = 0;
+    for (struct cas_call *c = b->calls; c; c = c->next)
+        for (size_t i = 0; i < c->n; i++, j++) {
+            const struct store_write *w = &c->w[i];
+            int32_t g = c->first_group + w->group;
+            if (!is_pend[j]) {
+                pa_elem(&pkeys, w->key, w->keylen);
+                pa_int8(&pvers, w->absent ? -1 : w->version);
+                pa_int4(&pgrps, g);
+            } else if (w->absent || pend[j].version != w->version) {
+                pa_int4(&bad, g);
+            }
+            if (w->bits) {
+                imgrp[nim] = g;
+                im[nim++] = (struct wlog_image){.key = w->key, .keylen = w->keylen,
+                                                .version = (w->absent ? 0 : w->version) + write_inc(w),
+                                                .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
+                                                .nbytes = w->nbytes, .bits = w->bits, .len = w->len};
+            }
+        }
+    pa_begin(&ikeys, OID_BYTEA, nim, false);
+    pa_begin(&ivers, OID_INT8, nim, false);
+    pa_begin(&imgs, OID_BYTEA, nim, false);
+    pa_begin(&igrps, OID_INT4, nim, false);
+    if ((buf = malloc(packed ? packed : 1)) != NULL)
+        for (size_t i = 0; i < nim; i++) {
+            pa_elem(&ikeys, im[i].key, im[i].keylen);
+            pa_int8(&ivers, im[i].version);
+            pa_elem(&imgs, buf, wlog_pack(buf, &im[i], 1));
+            pa_int4(&igrps, imgrp[i]);
+        }
+    if (buf && !(pkeys.oom || pvers.oom || pgrps.oom || bad.oom || ikeys.oom || ivers.oom || imgs.oom || igrps.oom)) {
+        struct db_param p[8] = {pa_param(&pkeys), pa_param(&pvers), pa_param(&pgrps), pa_param(&bad),
+                                pa_param(&imgs),  pa_param(&ikeys), pa_param(&ivers), pa_param(&igrps)};
+        b->append = true;
+        b->nimages = nim;
+        b->serial = wlog_append_begin(st->wl);
+        job = db_query_prepared(st->db, STMT_APPEND, SQL_APPEND, 8, p, cas_batch_done, b);
+        if (!job) {
+            wlog_append_end(st->wl, b->serial, -1, false);
+            b->append = false;
+        }
+    }
+    free(pkeys.buf);
+    free(pvers.buf);
+    free(pgrps.buf);
+    free(bad.buf);
+    free(ikeys.buf);
+    free(ivers.buf);
+    free(imgs.buf);
+    free(igrps.buf);
+out:
+    for (size_t i = 0; pend && is_pend && i < nkeys; i++)
+        if (is_pend[i]) cache_blob_unref(pend[i].blob);
+    free(buf);
+    free(im);
+    free(imgrp);
+    free(pend);
+    free(is_pend);
+    return job;
+}
+
+/* Sends one statement with the writes of as many waiting calls as fit. */
+static bool cas_send(struct store *st)
+{
+    if (wlog_busy(st->wl)) return false; /* the lease is changing hands: store_wlog_resume */
+    size_t limit = (size_t)st->cfg->pg_batch_keys, nkeys = 0, nbytes = 0, cap = 64;
+    struct cas_batch *b = calloc(1, sizeof(*b));
+    struct cas_call **tail, *c;
+    uint64_t *set = NULL;
+    const struct store_write **who = NULL;
+    struct pgarr keys, vers, bits, cards, crcs, grps, lens, incs, wholes, dirxids;
+    struct pgarr ckeys, clos, chis, cbits, ccards, ccrcs, flips;
+    size_t nchunks = 0;
+    bool any_delete = false;
+    struct db_job *job = NULL;
+    bool any_null = false, any_null_len = false;
+    unsigned long ncalls = 0;
+    enum call_kind kind = CALL_DIRECT;
+
+    {   /* the key set needs room for what can leave now, not for batch_keys */
+        size_t queued = 0;
+        for (c = st->queue_head; c && queued <= limit; c = c->next) queued += c->n;
+        while (cap < 2 * queued) cap *= 2;
+    }
+    if (!b || !(set = calloc(cap, sizeof(*set))) || !(who = calloc(cap, sizeof(*who)))) goto oom;
+    b->st = st;
+    b->mark = cache_mark(st->cache);
+    tail = &b->calls;
+    while ((c = st->queue_head) != NULL) {
+        if (db_cancelled(c->handle)) { /* its request is gone: nothing of it is sent */
+            st->queue_head = c->next;
+            st->queued_keys -= c->n;
+            db_complete(c->handle, DB_OK, NULL);
+            cas_call_free(c);
+            continue;
+        }
+        enum call_kind k = call_kind(st, c, nkeys);
+        if (k == CALL_PARK) { /* until a fold or the lease changes (store_wlog_resume) */
+            double now = metrics_now();
+            st->queue_head = c->next;
+            st->queued_keys -= c->n;
+            if (!c->parked_at) c->parked_at = now;
+            if (now - c->parked_at > WLOG_MAX_WAITS * WLOG_WAIT_MS / 1000.0) { /* the folds keep failing */
+                call_fail_waited(c);
+                continue;
+            }
+            c->next = st->parked;
+            st->parked = c;
+            continue;
+        }
+        if (b->calls && k != kind) break; /* one statement is an append or in place, not both */
+        kind = k;
+        /* bounded in keys and in bytes (a bytea[] parameter must stay far below 1 GB) */
+        if (b->calls && (nkeys + c->n > limit || nbytes + c->bytes > CAS_MAX_BYTES)) break;
+        if (!keyset_add(set, who, cap, c)) break; /* a key of an earlier call: next statement */
+        st->queue_head = c->next;
+        st->queued_keys -= c->n;
+        c->next = NULL;
+        c->first_group = b->ngroups;
+        b->ngroups += c->ngroups;
+        nkeys += c->n;
+        nbytes += c->bytes;
+        *tail = c;
+        tail = &c->next;
+    }
+    if (!st->queue_head) st->queue_tail = NULL;
+    free(set);
+    free(who);
+    set = NULL;
+    who = NULL;
+    if (!b->calls) {
+        free(b);
+        return false;
+    }
+    if (kind == CALL_LOG) {
+        for (c = b->calls; c; c = c->next) ncalls++;
+        sent_link(&st->cas_sent, &b->sent);
+        job = append_send(st, b, nkeys);
+        goto sent;
+    }
+    b->rows_only = true;
+    for (c = b->calls; c; c = c->next) {
+        if (c->chunks) b->rows_only = false;
+        for (size_t i = 0; i < c->n; i++) {
+            any_null |= (c->w[i].bits == NULL);
+            any_null_len |= (c->w[i].nbytes < 0);
+            nchunks += c->ch[i].nrows;
+            for (size_t j = 0; j < c->ch[i].nrows; j++) any_delete |= c->ch[i].rows[j].bits == NULL;
+        }
+    }
+    pa_begin(&keys, OID_BYTEA, nkeys, false);
+    pa_begin(&vers, OID_INT8, nkeys, false);
+    pa_begin(&bits, OID_BYTEA, nkeys, any_null);
+    pa_begin(&cards, OID_INT8, nkeys, false);
+    pa_begin(&crcs, OID_INT8, nkeys, false);
+    pa_begin(&grps, OID_INT4, nkeys, false);
+    pa_begin(&lens, OID_INT8, nkeys, any_null_len);
+    pa_begin(&incs, OID_INT8, nkeys, false);
+    /* the chunk parameters of SQL_CAS; a SQL_CAS_ROWS batch has no chunked write */
+    pa_begin(&wholes, OID_INT4, b->rows_only ? 0 : nkeys, false);
+    pa_begin(&dirxids, OID_INT8, b->rows_only ? 0 : nkeys, false);
+    pa_begin(&flips, OID_BYTEA, b->rows_only ? 0 : nkeys, true);
+    pa_begin(&ckeys, OID_BYTEA, nchunks, false);
+    pa_begin(&clos, OID_INT4, nchunks, false);
+    pa_begin(&chis, OID_INT4, nchunks, false);
+    pa_begin(&cbits, OID_BYTEA, nchunks, any_delete);
+    pa_begin(&ccards, OID_INT8, nchunks, false);
+    pa_begin(&ccrcs, OID_INT8, nchunks, false);
+    for (c = b->calls; c; c = c->next)
+        for (size_t i = 0; i < c->n; i++) {
+            const struct store_write *w = &c->w[i];
+            const struct cas_chunks *ch = &c->ch[i];
+            pa_elem(&keys, w->key, w->keylen);
+            pa_int8(&vers, w->absent ? -1 : w->version);
+            pa_elem(&bits, ch->chunked ? (const uint8_t *)"" : w->bits, ch->chunked ? 0 : w->len);
+            if (!b->rows_only) {
+                pa_int4(&wholes, ch->whole);
+                pa_int8(&dirxids, ch->chunked ? ch->dir_xid : -1);
+                pa_elem(&flips, ch->flips, ch->flen); /* NULL: the head has none */
+            }
+            for (size_t j = 0; j < ch->nrows; j++) {
+                const struct chunk_part *cp = &ch->rows[j];
+                pa_elem(&ckeys, w->key, w->keylen);
+                pa_int4(&clos, (int32_t)cp->lo);
+                pa_int4(&chis, (int32_t)cp->hi);
+                pa_elem(&cbits, cp->bits, cp->len);
+                pa_int8(&ccards, cp->cardinality);
+                pa_int8(&ccrcs, (int64_t)cp->checksum);
+            }
+            pa_int8(&cards, (int64_t)w->cardinality);
+            pa_int8(&crcs, (int64_t)(ch->chunked ? ch->head_crc : w->checksum));
+            pa_int4(&grps, c->first_group + w->group);
+            pa_int8_or_null(&lens, w->nbytes);
+            pa_int8(&incs, write_inc(w));
+        }
+    for (c = b->calls; c; c = c->next) ncalls++;
+    sent_link(&st->cas_sent, &b->sent); /* before the query, so that store_free finds it whatever follows */
+    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom || incs.oom ||
+          wholes.oom || ckeys.oom || clos.oom || chis.oom || cbits.oom || ccards.oom || ccrcs.oom || dirxids.oom ||
+          flips.oom)) {
+        struct db_param p[17] = {pa_param(&keys),   pa_param(&vers),  pa_param(&bits),  pa_param(&cards),
+                                 pa_param(&crcs),   pa_param(&grps),  pa_param(&lens),  pa_param(&incs),
+                                 pa_param(&wholes), pa_param(&ckeys), pa_param(&clos),  pa_param(&chis),
+                                 pa_param(&cbits),  pa_param(&ccards), pa_param(&ccrcs), pa_param(&dirxids),
+                                 pa_param(&flips)};
+        /* one existing row written: the short statements */
+        const struct store_write *w0 = &b->calls->w[0];
+        const struct cas_chunks *ch0 = &b->calls->ch[0];
+        bool one = nkeys == 1 && w0->bits && !w0->absent;
+        if (one && b->rows_only)
+            job = db_query_prepared(st->db, STMT_CAS_ONE, SQL_CAS_ONE, 8, p, cas_batch_done, b);
+        else if (one && ch0->chunked && !ch0->whole && ch0->dir_xid >= 0)
+            job = db_query_prepared(st->db, STMT_CAS_ONE_CHUNKED, SQL_CAS_ONE_CHUNKED, 17, p, cas_batch_done, b);
+        else if (b->rows_only)
+            job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 8, p, cas_batch_done, b);
+        else
+            job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 17, p, cas_batch_done, b);
+    }
+    free(dirxids.buf);
+    free(flips.buf);
+    free(wholes.buf);
+    free(ckeys.buf);
+    free(clos.buf);
+    free(chis.buf);
+    free(cbits.buf);
+    free(ccards.buf);
+    free(ccrcs.buf);
+    free(keys.buf);
+    free(vers.buf);
+    free(bits.buf);
+    free(cards.buf);
+    free(crcs.buf);
+    free(grps.buf);
+    free(lens.buf);
+    free(incs.buf);
+sent:
+    /* out of memory: the batch's calls fail, from the loop as always */
+    if (!job && !(job = db_defer(st->db, cas_batch_unsent, b))) {
+        struct cas_call *last = b->calls;
+        sent_unlink(&b->sent);
+        while (last->next) last = last->next;
+        last->next = st->queue_head; /* back to the front of the queue, in order */
+        if (!st->queue_head) st->queue_tail = last;
+        st->queue_head = b->calls;
+        for (c = b->calls; c != last->next; c = c->next) st->queued_keys += c->n;
+        free(b);
+        return false;
+    }
+    st->writes_in_flight++;
+    st->stats.cas_statements++;
+    st->stats.cas_keys += nkeys;
+    metrics_observe_size(&metrics.write_batch_keys, (double)nkeys);
+    st->stats.cas_calls += ncalls;
+    if (ncalls > st->stats.max_batch_calls) st->stats.max_batch_calls = ncalls;
+    return true;
+oom:
+    free(set);
+    free(who);
+    free(b);
+    return false;
+}
+
+/* Small writes: at most write_statements in flight, so that those arriving meanwhile
+ * make one big batch. Full batches (a fan-out, a big import) gain nothing by waiting:
+ * up to FULL_BATCH_EXTRA more statements go out while batch_keys keys are queued, so
+ * both cores work on them. */
+#define FULL_BATCH_EXTRA 2
+void cas_flush(struct store *st)
+{
+    if (st->queue_head) wlog_kick(st->wl); /* writes wait: the lease, if the configuration asks for it */
+    /* nothing is written until the lease is ours again; with no connection at all
+     * the writes fail at once, as they always did (nothing can be written anyway) */
+    if (wlog_lost(st->wl) && st->queue_head && db_is_up(st->db)) {
+        while (st->queue_head) {
+            struct cas_call *c = st->queue_head;
+            st->queue_head = c->next;
+            st->queued_keys -= c->n;
+            call_hold_back(st, c);
+        }
+        st->queue_tail = NULL;
+        wait_arm(st);
+        return;
+    }
+    while (st->queue_head &&
+           (st->writes_in_flight < st->cfg->pg_write_statements ||
+            (st->writes_in_flight < st->cfg->pg_write_statements + FULL_BATCH_EXTRA &&
+             st->queued_keys >= (size_t)st->cfg->pg_batch_keys)))
+        if (!cas_send(st)) break;
+}
+
+struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
+                         store_cas_cb cb, void *arg)
+{
+    struct cas_call *c = calloc(1, sizeof(*c));
+    size_t keybytes = 0;
+    uint8_t *p;
+
+    if (!c) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        keybytes += w[i].keylen;
+        c->bytes += w[i].keylen + (w[i].bits ? w[i].len : 0);
+    }
+    /* the writes and their keys in one block; the bits go into blobs */
+    if (!(c->w = malloc(n * sizeof(*w) + keybytes + 1)) || !(c->blobs = calloc(n ? n : 1, sizeof(*c->blobs))) ||
+        !(c->ch = calloc(n ? n : 1, sizeof(*c->ch))))
+        goto oom;
+    memcpy(c->w, w, n * sizeof(*w));
+    c->n = n; /* from here cas_call_free() releases every blob made */
+    p = (uint8_t *)(c->w + n);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(p, w[i].key, w[i].keylen);
+        c->w[i].key = p;
+        p += w[i].keylen;
+        if (w[i].bits) {
+            /* the bits go into the statement and, after commit, the cache */
+            if (w[i].blob && w[i].blob->data == w[i].bits && w[i].blob->len == w[i].len)
+                (c->blobs[i] = w[i].blob)->refs++; /* the writer's own: not copied */
+            else if (!(c->blobs[i] = cache_blob_new(w[i].bits, w[i].len)))
+                goto oom;
+            c->blobs[i]->checked = true; /* codec_encode validated it */
+            c->w[i].bits = c->blobs[i]->data;
+            if (w[i].len > (size_t)st->cfg->pg_chunk_bytes &&
+                !store_chunks_plan(st->chunks, &c->w[i], (size_t)st->cfg->pg_chunk_bytes,
+                                   (size_t)st->cfg->pg_flip_bytes, &c->ch[i]))
+                goto oom;
+            c->w[i].bm = NULL; /* the writer's, valid during this call only */
+            c->w[i].changed = NULL;
+            c->w[i].blob = NULL;
+        }
+        c->chunks |= c->ch[i].chunked || store_chunks_known(st->chunks, w[i].key, w[i].keylen);
+    }
+    c->ngroups = ngroups;
+    c->cb = cb;
+    c->arg = arg;
+    if (!(c->handle = db_pending(st->db, cas_handle_cb, c))) goto oom;
+    if (st->queue_tail)
+        st->queue_tail->next = c;
+    else
+        st->queue_head = c;
+    st->queue_tail = c;
+    st->queued_keys += n;
+    {
+        struct db_job *handle = c->handle;
+        event_active(st->flush_ev, 0, 0); /* with the other writes of this loop turn */
+        return handle;
+    }
+oom:
+    cas_call_free(c);
+    return NULL;
+}

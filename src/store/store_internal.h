@@ -1,0 +1,181 @@
+/* store_internal.h — what the store's files share (store.c, store_load.c,
+ * store_cas.c, store_sql.c): the store itself, the requests and batches of its two
+ * queues (coalesced loads, group-commit writes), and the statements. Not for use
+ * outside src/store/. */
+#ifndef BITMAPD_STORE_INTERNAL_H
+#define BITMAPD_STORE_INTERNAL_H
+
+#include <arpa/inet.h>
+#include <libpq-fe.h>
+#include <event2/event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/cache.h"
+#include "store/chunks.h"
+#include "store/codec.h"
+#include "core/config.h"
+#include "store/kept.h"
+#include "core/log.h"
+#include "core/metrics.h"
+#include "store/pgbin.h"
+#include "store/store_chunks.h"
+#include "store/store_wlog.h"
+#include "store/store.h"
+
+struct cas_call;
+struct load_ctx;
+
+enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED, STMT_APPEND }; /* prepared once per connection (db_query_prepared) */
+
+struct store {
+    struct db *db;
+    const struct config *cfg;
+    struct cache *cache;
+    struct cas_call *queue_head, *queue_tail; /* writes waiting for the next statement */
+    int writes_in_flight;
+    size_t queued_keys;           /* keys of the calls in the write queue */
+    struct load_ctx *load_queue;  /* reads waiting for the next load statement */
+    struct load_ctx *ready;       /* reads answered from the cache, for the next turn */
+    struct load_ctx *load_waiting; /* reads held back by the write-behind log, for after wait_ev */
+    struct cas_call *cas_waiting; /* writes held back by the log's guard, for after wait_ev */
+    struct event *ready_ev;
+    struct event *flush_ev;       /* sends what waits, once the loop turn's callbacks have queued */
+    int loads_in_flight;
+    struct sent_node *cas_sent;   /* write statements in flight, for store_free */
+    struct sent_node *load_sent;  /* load statements in flight, for store_free */
+    unsigned listen_gen;          /* changes of the listener's state */
+    struct event *recheck_ev;     /* the trigger check again, after it could not run */
+    unsigned recheck_logged_gen;  /* listen_gen whose failed check was logged */
+    struct sent_node *checks;     /* trigger checks in flight, for store_free */
+    struct store_chunks *chunks;  /* chunked keys: what this instance knows of them */
+    struct kept *kept;            /* decoded copies of big values just written (kept.h) */
+    struct wlog *wl;              /* the write-behind log (store_wlog.h) */
+    struct cas_call *parked;      /* writes of pending keys waiting for a fold or the lease */
+    struct event *wait_ev;        /* a pause before sending again what the log's guard held back */
+    unsigned absent_score;        /* 0..ABSENT_ONE: how many of the recent cache misses
+                                     loaded found no row, decaying (store_peek_or_guess) */
+    struct store_stats stats;
+};
+
+struct load_ctx {
+    struct load_ctx *next;
+    struct store *st;
+    size_t n;
+    store_load_cb cb;
+    void *arg;
+    struct db_job *handle;    /* what the caller holds (and may cancel) */
+    enum store_status status;
+    const char *err;
+    struct store_row *rows;
+    struct cache_val *held;   /* per key: the cached copy (blob referenced) */
+    size_t *sent;             /* position among the sent keys → key index */
+    size_t nsent;
+    size_t first;             /* position of sent[0] in the statement */
+    uint8_t *keybuf;          /* the sent keys, back to back */
+    size_t *keyoff;           /* per sent key: offset in keybuf (nsent + 1 entries) */
+    bool *seen;
+    uint64_t mark;
+    int waits;                /* times the write-behind log held it back */
+};
+
+/* A batch (or a check) whose statement is in flight, listed so that store_free can free it if
+ * the loop ends first (the pool then drops the job without a callback). */
+struct sent_node {
+    struct sent_node *next, **pprev;
+};
+
+static inline void sent_link(struct sent_node **head, struct sent_node *n)
+{
+    n->next = *head;
+    n->pprev = head;
+    if (*head) (*head)->pprev = &n->next;
+    *head = n;
+}
+
+static inline void sent_unlink(struct sent_node *n)
+{
+    *n->pprev = n->next;
+    if (n->next) n->next->pprev = n->pprev;
+}
+
+#define SENT_BATCH(node, type) ((type *)(void *)((char *)(node) - offsetof(type, sent)))
+
+struct load_batch {
+    struct store *st;
+    struct load_ctx *reqs;
+    size_t nkeys;
+    struct sent_node sent; /* in st->load_sent while in flight */
+};
+
+struct cas_call {
+    struct cas_call *next;
+    struct store_write *w; /* keys and bits copied into buf */
+    struct cas_chunks *ch; /* per write */
+    bool chunks;           /* a key is chunked, or was last seen chunked: SQL_CAS */
+    size_t n;
+    int32_t ngroups;
+    int32_t first_group;   /* in the statement */
+    size_t bytes;          /* keys and bits: what the call adds to a statement */
+    store_cas_cb cb;
+    void *arg;
+    int waits;             /* times the write-behind log's guard held it back */
+    double parked_at;      /* when it first waited for a fold of its pending keys (metrics_now) */
+    struct db_job *handle; /* what the caller holds (and may cancel) */
+    struct cache_blob **blobs; /* per write with bits: the new bits, for the cache */
+    /* the outcome, while it is delivered */
+    enum store_status status;
+    const char *err;
+    const bool *conflict;
+};
+
+struct cas_batch {
+    struct store *st;
+    bool rows_only;        /* sent as SQL_CAS_ROWS */
+    bool append;           /* sent as SQL_APPEND: the write-behind log */
+    uint64_t serial;       /* the append's, for the log (wlog_append_begin) */
+    size_t nimages;
+    struct cas_call *calls;
+    uint64_t mark;
+    int32_t ngroups;
+    struct sent_node sent; /* in st->cas_sent while in flight */
+};
+
+#define WLOG_WAIT_MS 20
+#define WLOG_MAX_WAITS 500 /* about 10 s */
+#define WLOG_WAIT_ERROR \
+    "the write-behind log is not folded (held by another bitmapd instance, or a damaged row: see the log)"
+
+#define CAS_MAX_BYTES (64u << 20) /* bits and keys of one statement, unless one call alone is more */
+
+/* The statements of the write queue (store_sql.c). */
+extern const char SQL_CAS[];
+extern const char SQL_CAS_ROWS[];
+extern const char SQL_CAS_ONE[];
+extern const char SQL_CAS_ONE_CHUNKED[];
+extern const char SQL_APPEND[];
+
+/* store.c */
+/* Moves the score of misses guessed absent towards "a row" (found) or "no row". */
+void absent_learn(struct store *st, bool found);
+/* The store's status for a statement's outcome (a lost connection: unavailable). */
+enum store_status status_of(const struct db_result *r);
+/* Arms the pause after which what the write-behind log held back is sent again. */
+void wait_arm(struct store *st);
+
+/* store_load.c */
+/* A key's row from the cache, with the blob held in *held; false when not cached. */
+bool cached_row(struct store *st, const struct store_key *key, struct cache_val *held, struct store_row *row);
+/* Answers a load request (its callback, unless cancelled) and frees it. */
+void load_finish(struct load_ctx *ctx);
+/* Sends waiting loads while fewer than [postgres] load_statements are in flight. */
+void load_flush(struct store *st);
+/* The loads answered from the cache, on the turn after they were asked. */
+void load_ready_cb(evutil_socket_t fd, short what, void *arg);
+
+/* store_cas.c */
+void cas_call_free(struct cas_call *c);
+/* Sends waiting writes as far as the write statements in flight allow. */
+void cas_flush(struct store *st);
+
+#endif

@@ -1,0 +1,189 @@
+/* store_sql.c — the statements of group commit (store_cas.c): the general
+ * compare-and-swap with chunk rows, the one for plain rows, the one-row forms, and
+ * the write-behind log's append. */
+#include <stdio.h>
+
+#include "store/store_internal.h"
+
+/* ---- compare-and-swap, committed in groups ------------------------------------- */
+
+/* The part both compare-and-swap statements share: `cur` locks every named row in key
+ * order (one index probe per key: concurrent batches cannot deadlock, and a partitioned
+ * table is not scanned whole) and, under READ COMMITTED, sees the latest committed
+ * versions, whether the head is chunked and its xmin; `bad` lists the groups with any
+ * moved version (an absent key is version -1 here); `upd` and `ins` write the rest. An
+ * insert that finds the key created in the meantime aborts the statement
+ * (bitmapd._cas_conflict, a serialization failure), which is retried as a conflict of
+ * every group, so a group still commits all or nothing. Data-modifying CTEs always run
+ * to completion. SQL_CAS then writes the chunk rows (`done`, `c`, `cput`, `cdel`:
+ * docs/design.md, "Chunked rows"), and gives every head it writes its flips
+ * (set_flips: NULL but for a write that is the flips alone); a one-row head never has
+ * flips, so SQL_CAS_ROWS, which writes only those, leaves the column alone. */
+#define SQL_CAS_HEADS(set_flips) \
+    " cur AS (SELECT b.key, b.version, b.chunked, b.xid" \
+    "           FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k" \
+    "          CROSS JOIN LATERAL (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked, x.xmin::text::int8 AS xid" \
+    "                                FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1 FOR UPDATE) b)," \
+    " bad AS (SELECT DISTINCT v.grp FROM v LEFT JOIN cur ON cur.key = v.key" \
+    "          WHERE coalesce(cur.version, -1) <> v.ver)," \
+    " upd AS (UPDATE bitmapd.bitmaps b" \
+    "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes," \
+    "                version = b.version + v.inc, updated_at = now()" set_flips \
+    "           FROM v" \
+    "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL" \
+    "            AND v.grp NOT IN (SELECT grp FROM bad)" \
+    "      RETURNING b.key)," \
+    " want AS (SELECT * FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL" \
+    "             AND v.grp NOT IN (SELECT grp FROM bad))," \
+    " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes)" \
+    "         SELECT key, inc, bits, card, crc, nbytes FROM want ORDER BY key" \
+    "         ON CONFLICT (key) DO NOTHING RETURNING b.key)"
+
+/* What both statements answer: the groups that did not commit, the transaction's id,
+ * and an abort (a conflict of every group) when an insert met a key created meanwhile
+ * or when a written key's head row is in a state the statement cannot write over. */
+#define SQL_CAS_ANSWER(abort_when) \
+    " SELECT grp, NULL::int8 FROM bad" \
+    " UNION ALL" \
+    " SELECT NULL, txid_current() % 4294967296" \
+    " UNION ALL" \
+    " SELECT bitmapd._cas_conflict(), NULL" \
+    "  WHERE (SELECT count(*) FROM want) <> (SELECT count(*) FROM ins)" \
+    "     OR EXISTS (SELECT 1 FROM v JOIN cur ON cur.key = v.key" \
+    "                 WHERE v.grp NOT IN (SELECT grp FROM bad) AND " abort_when ")"
+
+/* The upsert of the chunk rows in CTE c (key, lo, hi, bits, card, crc) that carry bits,
+ * leaving the rows that `unchanged` says are equal unwritten. */
+#define SQL_CHUNKS_UPSERT(unchanged) \
+    " cput AS (INSERT INTO bitmapd.chunks AS x (key, lo, hi, bits, cardinality, checksum)" \
+    "          SELECT key, lo, hi, bits, card, crc FROM c WHERE bits IS NOT NULL ORDER BY key, lo" \
+    "          ON CONFLICT (key, lo) DO UPDATE" \
+    "                SET hi = excluded.hi, bits = excluded.bits, cardinality = excluded.cardinality," \
+    "                    checksum = excluded.checksum" \
+    "              " unchanged "),"
+/* SQL_CAS may send every chunk of a key (its directory unknown): an unchanged row is
+ * compared byte for byte and not rewritten. */
+#define SQL_CHUNKS_PUT SQL_CHUNKS_UPSERT("WHERE x.hi <> excluded.hi OR x.bits <> excluded.bits")
+
+const char SQL_CAS[] =
+    "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
+    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int4[], $16::int8[],"
+    "                                $17::bytea[])"
+    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, whole, dirxid, flips)),"
+    SQL_CAS_HEADS(", flips = v.flips") ","
+    " done AS (SELECT v.key, v.whole, octet_length(v.bits) = 0 AS chunked"
+    "            FROM v LEFT JOIN cur ON cur.key = v.key"
+    "           WHERE v.bits IS NOT NULL AND v.grp NOT IN (SELECT grp FROM bad)"
+    "             AND (octet_length(v.bits) = 0 OR cur.chunked)),"
+    " c AS (SELECT * FROM unnest($10::bytea[], $11::int4[], $12::int4[], $13::bytea[], $14::int8[], $15::int8[])"
+    "                  AS t(key, lo, hi, bits, card, crc)"
+    "        WHERE t.key IN (SELECT key FROM done)),"
+    SQL_CHUNKS_PUT
+    " cdel AS (DELETE FROM bitmapd.chunks x USING done d"
+    "           WHERE x.key = d.key"
+    "             AND (NOT d.chunked"
+    "                  OR (d.whole = 1 AND NOT EXISTS (SELECT 1 FROM c WHERE c.key = x.key AND c.lo = x.lo))"
+    "                  OR EXISTS (SELECT 1 FROM c WHERE c.key = x.key AND c.lo = x.lo AND c.bits IS NULL)))"
+    SQL_CAS_ANSWER("v.dirxid >= 0 AND cur.xid <> v.dirxid");
+
+/* The same compare-and-swap for batches in which no key is, or was last seen,
+ * chunked: no chunk rows to write, so it leaves out the CTEs that would write them
+ * (their start-up cost is paid by every statement). Should a head row turn out to be
+ * chunked after all (another instance cut it), the statement aborts as a conflict
+ * instead of leaving its chunk rows behind, and the store sends those keys' writes
+ * through SQL_CAS from then on. */
+const char SQL_CAS_ROWS[] =
+    "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
+    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[])"
+    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc)),"
+    SQL_CAS_HEADS("")
+    SQL_CAS_ANSWER("cur.chunked AND v.bits IS NOT NULL");
+
+/* The answer of the one-key statements, as SQL_CAS_ANSWER gives it: the key's group
+ * when the head update (CTE cte) matched no row, and the transaction's id. */
+#define SQL_CAS_ONE_ANSWER(cte) \
+    " SELECT ($6::int4[])[1], NULL::int8 WHERE NOT EXISTS (SELECT 1 FROM " cte ")" \
+    " UNION ALL" \
+    " SELECT NULL, txid_current() % 4294967296"
+
+/* SQL_CAS_ROWS's answer for the commonest batch, one existing row written (a hot key
+ * between commits): a plain UPDATE of the row at its version, with the same
+ * parameters and answer. The general statement's lock step, joins and sorts cost
+ * PostgreSQL more to start than the row costs to write. A row found chunked (by
+ * another instance) matches nothing, so the write is a conflict: the reload that
+ * follows sees the head and sends the key through SQL_CAS. */
+const char SQL_CAS_ONE[] =
+    "WITH upd AS (UPDATE bitmapd.bitmaps b"
+    "                SET bits = ($3::bytea[])[1], cardinality = ($4::int8[])[1], checksum = ($5::int8[])[1],"
+    "                    nbytes = ($7::int8[])[1], version = b.version + ($8::int8[])[1], updated_at = now()"
+    "              WHERE b.key = ($1::bytea[])[1] AND b.version = ($2::int8[])[1] AND octet_length(b.bits) > 0"
+    "          RETURNING 1)"
+    SQL_CAS_ONE_ANSWER("upd");
+
+/* The same for one chunked row whose chunk directory is known (a hot big key): the
+ * head is updated at its version and at the transaction that wrote the directory (the
+ * check SQL_CAS makes by aborting), with its new flips ($17: NULL once the chunks are
+ * written whole), and only then are the changed chunks written and the vanished ones
+ * deleted (none when the write is the flips alone). A head that does not match writes
+ * nothing: a conflict. */
+const char SQL_CAS_ONE_CHUNKED[] =
+    "WITH h AS (UPDATE bitmapd.bitmaps b"
+    "              SET cardinality = ($4::int8[])[1], checksum = ($5::int8[])[1], nbytes = ($7::int8[])[1],"
+    "                  version = b.version + ($8::int8[])[1], updated_at = now(), flips = ($17::bytea[])[1]"
+    "            WHERE b.key = ($1::bytea[])[1] AND b.version = ($2::int8[])[1] AND octet_length(b.bits) = 0"
+    "              AND b.xmin::text::int8 = ($16::int8[])[1] AND ($9::int4[])[1] = 0"
+    "              AND octet_length(($3::bytea[])[1]) = 0"
+    "        RETURNING 1),"
+    " c AS (SELECT * FROM unnest($10::bytea[], $11::int4[], $12::int4[], $13::bytea[], $14::int8[], $15::int8[])"
+    "                  AS t(key, lo, hi, bits, card, crc)"
+    "        WHERE EXISTS (SELECT 1 FROM h)),"
+    /* only chunks whose bytes changed are sent: no comparison (it would read the old
+     * chunk back from TOAST) */
+    SQL_CHUNKS_UPSERT("")
+    " cdel AS (DELETE FROM bitmapd.chunks x USING c"
+    "           WHERE x.key = c.key AND x.lo = c.lo AND c.bits IS NULL)"
+    SQL_CAS_ONE_ANSWER("h");
+
+/* The write-behind log's append (docs/design.md, "Write-behind log"): the new images
+ * ($5, one packed image each, of group $8) as one row of bitmapd.wlog, leaving out the
+ * groups that failed: a key not pending in the log whose row no longer has the version
+ * (or absence) its write was computed from ($1-$3, probed with a share lock in key
+ * order, so that a write in place of the same key still in flight — one whose answer
+ * was lost — is waited for and seen), or a group that failed its check against a
+ * pending image ($4). Nothing goes in unless this instance still holds the lease. The change
+ * notification names the images written ("!w," first, so that other instances know
+ * the log is in use); it is sent only while another instance watches (`watched`).
+ * Answer: the groups that failed, then the transaction's id, the
+ * log row (NULL: nothing was written) and whether the lease held. */
+const char SQL_APPEND[] =
+    "WITH bad AS (SELECT p.grp"
+    "               FROM (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::int4[]) AS u(key, ver, grp)"
+    "                      ORDER BY key) p"
+    "               LEFT JOIN LATERAL (SELECT x.version, octet_length(x.bits) = 0 AS chunked"
+    "                                    FROM bitmapd.bitmaps x WHERE x.key = p.key LIMIT 1 FOR SHARE) b ON true"
+    "              WHERE coalesce(b.version, -1) <> p.ver OR b.chunked"
+    "             UNION SELECT unnest($4::int4[])),"
+    " held AS MATERIALIZED (SELECT NOT pg_try_advisory_xact_lock_shared(" WLOG_LEASE_LOCK ")"
+    "                              AND current_setting('bitmapd.instance', true) ="
+    "                                  (SELECT holder FROM bitmapd.wlog_lease) AS ok),"
+    " good AS (SELECT * FROM unnest($5::bytea[], $6::bytea[], $7::int8[], $8::int4[]) WITH ORDINALITY"
+    "                          AS i(img, k, v, grp, ord)"
+    "           WHERE i.grp NOT IN (SELECT grp FROM bad)),"
+    " ins AS (INSERT INTO bitmapd.wlog (images)"
+    "         SELECT a FROM (SELECT array_agg(img ORDER BY ord) AS a FROM good) x"
+    "          WHERE a IS NOT NULL AND (SELECT ok FROM held)"
+    "         RETURNING seq),"
+    /* announced only to other instances' listeners (WLOG_WATCH_LOCK): with none, the
+     * exclusive lock keeps any from registering until this commits */
+    " watched AS MATERIALIZED (SELECT NOT pg_try_advisory_xact_lock(" WLOG_WATCH_LOCK ","
+    "                                    pg_backend_pid() % " WLOG_WATCH_SLOTS ") AS yes),"
+    " n AS (SELECT pg_notify('bitmapd_changed', '!w,' || string_agg(item, ',' ORDER BY ord))"
+    "         FROM (SELECT item, ord, sum(length(item) + 1) OVER (ORDER BY ord) / 3500 AS chunk"
+    "                 FROM (SELECT encode(k, 'hex') || ':' || v || ':' || txid_current() % 4294967296 AS item, ord"
+    "                         FROM good) s) t"
+    "        WHERE EXISTS (SELECT 1 FROM ins) AND (SELECT yes FROM watched)"
+    "        GROUP BY chunk)"
+    " SELECT grp, NULL::int8, NULL::int8, NULL::int4 FROM (SELECT DISTINCT grp FROM bad) d"
+    " UNION ALL"
+    " SELECT NULL, txid_current() % 4294967296, (SELECT seq FROM ins), (SELECT ok FROM held)::int4"
+    "   FROM (SELECT count(*) FROM n) c";
