@@ -46,9 +46,9 @@ $(FUZZ_BUILD)/fuzz_codec: $(FUZZ_BUILD)/src/store/codec.o $(FUZZ_BUILD)/src/stor
 $(FUZZ_BUILD)/fuzz_codec_ops: $(FUZZ_BUILD)/src/store/codec.o $(FUZZ_BUILD)/src/store/codec_gaps.o
 $(FUZZ_BUILD)/fuzz_rproto: $(FUZZ_BUILD)/src/redis/rproto.o
 # fuzz_http.c includes src/http/http.c itself (to reach its static request entry) and is
-# linked with every other module but main.c; ld --wrap replaces each route handler
-# named in the route table with the fuzzer's, and the libevent calls that need a
-# live connection (see fuzz_http.c).
+# linked with every other module but main.c (http_reply.c and http_parse.c among
+# them); ld --wrap replaces each route handler named in the route table with the
+# fuzzer's, and the libevent calls that need a live connection (see fuzz_http.c).
 FUZZ_HTTP_OBJS := $(patsubst src/%.c,$(FUZZ_BUILD)/src/%.o,$(filter-out src/app/main.c src/http/http.c,$(shell find src -name '*.c')))
 FUZZ_HTTP_WRAPPED := evhttp_send_reply evhttp_connection_set_closecb evhttp_connection_free \
                      evhttp_request_get_connection evhttp_connection_get_bufferevent
@@ -83,7 +83,8 @@ $(FUZZ_BUILD)/src $(FUZZ_BUILD)/cov/src:
 # run once over build-fuzz/corpus/<target>, the regression inputs and the seeds.
 FUZZ_COV       := $(FUZZ_BUILD)/cov
 FUZZ_COVFLAGS  ?= -fprofile-instr-generate -fcoverage-mapping
-FUZZ_COV_SRCS  ?= src/store/codec.c src/store/codec_gaps.c src/redis/rproto.c src/http/router.c src/http/reqparse.c src/http/http.c
+FUZZ_COV_SRCS  ?= src/store/codec.c src/store/codec_gaps.c src/redis/rproto.c src/http/router.c src/http/reqparse.c \
+                  src/http/http.c src/http/http_parse.c src/http/http_reply.c
 FUZZ_PROFDATA  ?= llvm-profdata-14
 FUZZ_LLVM_COV  ?= llvm-cov-14
 $(FUZZ_COV)/fuzz_codec: $(FUZZ_COV)/src/store/codec.o $(FUZZ_COV)/src/store/codec_gaps.o

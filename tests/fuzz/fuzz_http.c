@@ -2,12 +2,13 @@
  * entry (connection tracking, bearer authentication, route matching with
  * src/http/router.c, query string, ?consistent, If-Match, JSON body with its size
  * limit) and the helpers handlers use to turn path parameters, query parameters
- * and body fields into ids (src/http/reqparse.c), without a server or a database.
+ * and body fields into ids (src/http/http_parse.c over src/http/reqparse.c), without
+ * a server or a database.
  *
  * How: this file includes src/http/http.c, so its static http_entry() is called
  * directly with an evhttp_request built from the input. The route handlers are
  * replaced (ld --wrap, list generated from the route table) by one handler here
- * that parses like the real ones do, with the http.c helpers, and answers 200.
+ * that parses like the real ones do, with the http_parse.c helpers, and answers 200.
  * Four libevent calls that need a live connection are wrapped: the request gets a
  * stand-in connection backed by one end of a socketpair (no port), the close
  * callback is recorded (so a client that leaves mid-request can be simulated),
