@@ -141,41 +141,21 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
     cas_flush(st);
 }
 
-/* What the write-behind log held back goes to the front of its queue again. */
-static void requeue_front(struct store *st, struct cas_call *list)
-{
-    while (list) { /* list is newest first: each goes in front of the one after it */
-        struct cas_call *c = list;
-        list = c->next;
-        c->next = st->queue_head;
-        st->queue_head = c;
-        if (!st->queue_tail) st->queue_tail = c;
-        st->queued_keys += c->n;
-    }
-}
-
+/* The writes parked for a fold go to the front of the write queue again, in order. */
 void store_wlog_resume(struct store *st)
 {
-    struct cas_call *list = st->parked;
-    st->parked = NULL;
-    requeue_front(st, list);
+    sq_requeue_front(&st->writes, &st->parked);
     event_active(st->flush_ev, 0, 0);
 }
 
 static void wait_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct store *st = arg;
-    struct cas_call *list = st->cas_waiting;
     (void)fd;
     (void)what;
-    st->cas_waiting = NULL;
-    requeue_front(st, list);
-    while (st->load_waiting) {
-        struct load_ctx *ctx = st->load_waiting, **p = &st->load_queue;
-        st->load_waiting = ctx->next;
-        ctx->next = *p;
-        *p = ctx;
-    }
+    /* what the write-behind log held back goes to the front of its queue again */
+    sq_release(&st->writes);
+    sq_release(&st->loads);
     load_flush(st);
     cas_flush(st);
 }
@@ -237,6 +217,9 @@ struct store *store_new(struct db *db, const struct config *cfg)
     if (!st) return NULL;
     st->db = db;
     st->cfg = cfg;
+    sq_init(&st->loads);
+    sq_init(&st->writes);
+    sq_init(&st->parked);
     if (!(st->cache = cache_new((size_t)cfg->cache_max_mb << 20))) goto fail;
     if (!(st->chunks = store_chunks_new())) goto fail;
     if (!(st->kept = kept_new())) goto fail;
@@ -256,24 +239,50 @@ fail:
 
 /* Lists of calls and of reads the loop will not serve: their callers' handles end
  * cancelled (store_free). */
-static void calls_cancel(struct cas_call *c)
+static void call_cancel(struct cas_call *c)
+{
+    db_cancel(c->handle);
+    db_complete(c->handle, DB_OK, NULL);
+    cas_call_free(c);
+}
+
+static void calls_cancel(struct cas_call *c) /* a batch's list */
 {
     while (c) {
         struct cas_call *next = c->next;
-        db_cancel(c->handle);
-        db_complete(c->handle, DB_OK, NULL);
-        cas_call_free(c);
+        call_cancel(c);
         c = next;
     }
 }
 
-static void loads_cancel(struct load_ctx *ctx)
+static void calls_cancel_queue(struct squeue *q)
+{
+    for (struct sq_item *it = sq_take_all(q), *next; it; it = next) {
+        next = it->next;
+        call_cancel(CALL_OF(it));
+    }
+}
+
+static void load_cancel(struct load_ctx *ctx)
+{
+    db_cancel(ctx->handle);
+    load_finish(ctx);
+}
+
+static void loads_cancel(struct load_ctx *ctx) /* a batch's list, or st->ready */
 {
     while (ctx) {
         struct load_ctx *next = ctx->next;
-        db_cancel(ctx->handle);
-        load_finish(ctx);
+        load_cancel(ctx);
         ctx = next;
+    }
+}
+
+static void loads_cancel_queue(struct squeue *q)
+{
+    for (struct sq_item *it = sq_take_all(q), *next; it; it = next) {
+        next = it->next;
+        load_cancel(LOAD_OF(it));
     }
 }
 
@@ -281,25 +290,22 @@ void store_free(struct store *st)
 {
     if (!st) return;
     metrics_unregister(store_metrics_render, st);
-    calls_cancel(st->parked);
-    calls_cancel(st->cas_waiting);
-    calls_cancel(st->queue_head);
-    loads_cancel(st->load_waiting);
-    loads_cancel(st->load_queue);
+    calls_cancel_queue(&st->parked);
+    calls_cancel_queue(&st->writes);
+    loads_cancel_queue(&st->loads);
     loads_cancel(st->ready);
-    st->parked = st->cas_waiting = st->queue_head = NULL;
-    st->load_waiting = st->load_queue = st->ready = NULL;
+    st->ready = NULL;
     /* Statements still running (the shutdown deadline passed, or their requests went
      * away): db_free drops their jobs without a callback, so their batches go here. */
-    while (st->cas_sent) {
-        struct cas_batch *b = SENT_BATCH(st->cas_sent, struct cas_batch);
-        st->cas_sent = b->sent.next;
+    while (st->writes.sent) {
+        struct cas_batch *b = SENT_BATCH(st->writes.sent, struct cas_batch);
+        st->writes.sent = b->sent.next;
         calls_cancel(b->calls);
         free(b);
     }
-    while (st->load_sent) {
-        struct load_batch *b = SENT_BATCH(st->load_sent, struct load_batch);
-        st->load_sent = b->sent.next;
+    while (st->loads.sent) {
+        struct load_batch *b = SENT_BATCH(st->loads.sent, struct load_batch);
+        st->loads.sent = b->sent.next;
         loads_cancel(b->reqs);
         free(b);
     }

@@ -70,12 +70,8 @@ static void call_fail_waited(struct cas_call *c)
  * after WLOG_MAX_WAITS. */
 static void call_hold_back(struct store *st, struct cas_call *c)
 {
-    if (++c->waits > WLOG_MAX_WAITS) {
-        call_fail_waited(c);
-        return;
-    }
-    c->next = st->cas_waiting;
-    st->cas_waiting = c;
+    c->next = NULL;
+    if (!sq_hold(&st->writes, &c->q, WLOG_MAX_WAITS)) call_fail_waited(c);
 }
 
 static void cas_hold_back(struct store *st, struct cas_batch *b)
@@ -86,7 +82,7 @@ static void cas_hold_back(struct store *st, struct cas_batch *b)
         call_hold_back(st, c);
     }
     free(b);
-    st->writes_in_flight--;
+    st->writes.in_flight--;
     wait_arm(st);
     cas_flush(st);
 }
@@ -173,7 +169,7 @@ static void cas_batch_done(const struct db_result *r, void *arg)
         }
     }
     if (b->append) append_done(st, b, r, s, conflict, xid);
-    /* writes_in_flight still counts this batch: requests that write again from their
+    /* writes.in_flight still counts this batch: requests that write again from their
      * callbacks queue up and leave together in the next statement */
     while (b->calls) {
         struct cas_call *c = b->calls;
@@ -187,7 +183,7 @@ static void cas_batch_done(const struct db_result *r, void *arg)
     }
     free(conflict);
     free(b);
-    st->writes_in_flight--;
+    st->writes.in_flight--;
     cas_flush(st);
 }
 
@@ -339,6 +335,7 @@ static bool cas_send(struct store *st)
     size_t limit = (size_t)st->cfg->pg_batch_keys, nkeys = 0, nbytes = 0, cap = 64;
     struct cas_batch *b = calloc(1, sizeof(*b));
     struct cas_call **tail, *c;
+    struct sq_item *it;
     uint64_t *set = NULL;
     const struct store_write **who = NULL;
     struct pgarr keys, vers, bits, cards, crcs, grps, lens, incs, wholes, dirxids;
@@ -352,17 +349,17 @@ static bool cas_send(struct store *st)
 
     {   /* the key set needs room for what can leave now, not for batch_keys */
         size_t queued = 0;
-        for (c = st->queue_head; c && queued <= limit; c = c->next) queued += c->n;
+        for (it = sq_head(&st->writes); it && queued <= limit; it = it->next) queued += CALL_OF(it)->n;
         while (cap < 2 * queued) cap *= 2;
     }
     if (!b || !(set = calloc(cap, sizeof(*set))) || !(who = calloc(cap, sizeof(*who)))) goto oom;
     b->st = st;
     b->mark = cache_mark(st->cache);
     tail = &b->calls;
-    while ((c = st->queue_head) != NULL) {
+    while ((it = sq_head(&st->writes)) != NULL) {
+        c = CALL_OF(it);
         if (db_cancelled(c->handle)) { /* its request is gone: nothing of it is sent */
-            st->queue_head = c->next;
-            st->queued_keys -= c->n;
+            sq_pop(&st->writes);
             db_complete(c->handle, DB_OK, NULL);
             cas_call_free(c);
             continue;
@@ -370,15 +367,13 @@ static bool cas_send(struct store *st)
         enum call_kind k = call_kind(st, c, nkeys);
         if (k == CALL_PARK) { /* until a fold or the lease changes (store_wlog_resume) */
             double now = metrics_now();
-            st->queue_head = c->next;
-            st->queued_keys -= c->n;
+            sq_pop(&st->writes);
             if (!c->parked_at) c->parked_at = now;
             if (now - c->parked_at > WLOG_MAX_WAITS * WLOG_WAIT_MS / 1000.0) { /* the folds keep failing */
                 call_fail_waited(c);
                 continue;
             }
-            c->next = st->parked;
-            st->parked = c;
+            sq_push(&st->parked, &c->q);
             continue;
         }
         if (b->calls && k != kind) break; /* one statement is an append or in place, not both */
@@ -386,8 +381,7 @@ static bool cas_send(struct store *st)
         /* bounded in keys and in bytes (a bytea[] parameter must stay far below 1 GB) */
         if (b->calls && (nkeys + c->n > limit || nbytes + c->bytes > CAS_MAX_BYTES)) break;
         if (!keyset_add(set, who, cap, c)) break; /* a key of an earlier call: next statement */
-        st->queue_head = c->next;
-        st->queued_keys -= c->n;
+        sq_pop(&st->writes);
         c->next = NULL;
         c->first_group = b->ngroups;
         b->ngroups += c->ngroups;
@@ -396,7 +390,6 @@ static bool cas_send(struct store *st)
         *tail = c;
         tail = &c->next;
     }
-    if (!st->queue_head) st->queue_tail = NULL;
     free(set);
     free(who);
     set = NULL;
@@ -407,7 +400,7 @@ static bool cas_send(struct store *st)
     }
     if (kind == CALL_LOG) {
         for (c = b->calls; c; c = c->next) ncalls++;
-        sent_link(&st->cas_sent, &b->sent);
+        sent_link(&st->writes.sent, &b->sent);
         job = append_send(st, b, nkeys);
         goto sent;
     }
@@ -467,7 +460,7 @@ static bool cas_send(struct store *st)
             pa_int8(&incs, write_inc(w));
         }
     for (c = b->calls; c; c = c->next) ncalls++;
-    sent_link(&st->cas_sent, &b->sent); /* before the query, so that store_free finds it whatever follows */
+    sent_link(&st->writes.sent, &b->sent); /* before the query, so that store_free finds it whatever follows */
     if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom || incs.oom ||
           wholes.oom || ckeys.oom || clos.oom || chis.oom || cbits.oom || ccards.oom || ccrcs.oom || dirxids.oom ||
           flips.oom)) {
@@ -509,17 +502,19 @@ static bool cas_send(struct store *st)
 sent:
     /* out of memory: the batch's calls fail, from the loop as always */
     if (!job && !(job = db_defer(st->db, cas_batch_unsent, b))) {
-        struct cas_call *last = b->calls;
+        struct squeue back; /* the batch's calls back to the front of the queue, in order */
+        sq_init(&back);
         sent_unlink(&b->sent);
-        while (last->next) last = last->next;
-        last->next = st->queue_head; /* back to the front of the queue, in order */
-        if (!st->queue_head) st->queue_tail = last;
-        st->queue_head = b->calls;
-        for (c = b->calls; c != last->next; c = c->next) st->queued_keys += c->n;
+        while ((c = b->calls) != NULL) {
+            b->calls = c->next;
+            c->next = NULL;
+            sq_push(&back, &c->q);
+        }
+        sq_requeue_front(&st->writes, &back);
         free(b);
         return false;
     }
-    st->writes_in_flight++;
+    st->writes.in_flight++;
     st->stats.cas_statements++;
     st->stats.cas_keys += nkeys;
     metrics_observe_size(&metrics.write_batch_keys, (double)nkeys);
@@ -540,24 +535,19 @@ oom:
 #define FULL_BATCH_EXTRA 2
 void cas_flush(struct store *st)
 {
-    if (st->queue_head) wlog_kick(st->wl); /* writes wait: the lease, if the configuration asks for it */
+    if (sq_head(&st->writes)) wlog_kick(st->wl); /* writes wait: the lease, if the configuration asks for it */
     /* nothing is written until the lease is ours again; with no connection at all
      * the writes fail at once, as they always did (nothing can be written anyway) */
-    if (wlog_lost(st->wl) && st->queue_head && db_is_up(st->db)) {
-        while (st->queue_head) {
-            struct cas_call *c = st->queue_head;
-            st->queue_head = c->next;
-            st->queued_keys -= c->n;
-            call_hold_back(st, c);
-        }
-        st->queue_tail = NULL;
+    if (wlog_lost(st->wl) && sq_head(&st->writes) && db_is_up(st->db)) {
+        struct sq_item *it;
+        while ((it = sq_pop(&st->writes)) != NULL) call_hold_back(st, CALL_OF(it));
         wait_arm(st);
         return;
     }
-    while (st->queue_head &&
-           (st->writes_in_flight < st->cfg->pg_write_statements ||
-            (st->writes_in_flight < st->cfg->pg_write_statements + FULL_BATCH_EXTRA &&
-             st->queued_keys >= (size_t)st->cfg->pg_batch_keys)))
+    while (sq_head(&st->writes) &&
+           (st->writes.in_flight < st->cfg->pg_write_statements ||
+            (st->writes.in_flight < st->cfg->pg_write_statements + FULL_BATCH_EXTRA &&
+             st->writes.nkeys >= (size_t)st->cfg->pg_batch_keys)))
         if (!cas_send(st)) break;
 }
 
@@ -606,12 +596,8 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
     c->cb = cb;
     c->arg = arg;
     if (!(c->handle = db_pending(st->db, cas_handle_cb, c))) goto oom;
-    if (st->queue_tail)
-        st->queue_tail->next = c;
-    else
-        st->queue_head = c;
-    st->queue_tail = c;
-    st->queued_keys += n;
+    c->q.nkeys = n;
+    sq_push(&st->writes, &c->q);
     {
         struct db_job *handle = c->handle;
         event_active(st->flush_ev, 0, 0); /* with the other writes of this loop turn */

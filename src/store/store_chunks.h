@@ -11,7 +11,7 @@
 #include "store/cache.h"
 #include "store/chunks.h"
 #include "core/common.h"
-#include "store/store.h"
+#include "store/store_types.h"
 
 /* The chunk rows of one write whose bits are longer than [postgres] chunk_bytes. */
 struct cas_chunks {

@@ -22,6 +22,7 @@
 #include "store/store_chunks.h"
 #include "store/store_wlog.h"
 #include "store/store.h"
+#include "store/store_queue.h"
 
 struct cas_call;
 struct load_ctx;
@@ -32,18 +33,15 @@ struct store {
     struct db *db;
     const struct config *cfg;
     struct cache *cache;
-    struct cas_call *queue_head, *queue_tail; /* writes waiting for the next statement */
-    int writes_in_flight;
-    size_t queued_keys;           /* keys of the calls in the write queue */
-    struct load_ctx *load_queue;  /* reads waiting for the next load statement */
+    /* The one coalescing queue mechanism (store_queue.h), twice: reads waiting for the
+     * next load statement (store_load.c builds it), writes waiting for the next
+     * compare-and-swap or append (store_cas.c builds it); each with the requests the
+     * write-behind log held back (sent again after wait_ev) and its statements in
+     * flight (for store_free). */
+    struct squeue loads, writes;
     struct load_ctx *ready;       /* reads answered from the cache, for the next turn */
-    struct load_ctx *load_waiting; /* reads held back by the write-behind log, for after wait_ev */
-    struct cas_call *cas_waiting; /* writes held back by the log's guard, for after wait_ev */
     struct event *ready_ev;
     struct event *flush_ev;       /* sends what waits, once the loop turn's callbacks have queued */
-    int loads_in_flight;
-    struct sent_node *cas_sent;   /* write statements in flight, for store_free */
-    struct sent_node *load_sent;  /* load statements in flight, for store_free */
     unsigned listen_gen;          /* changes of the listener's state */
     struct event *recheck_ev;     /* the trigger check again, after it could not run */
     unsigned recheck_logged_gen;  /* listen_gen whose failed check was logged */
@@ -51,7 +49,7 @@ struct store {
     struct store_chunks *chunks;  /* chunked keys: what this instance knows of them */
     struct kept *kept;            /* decoded copies of big values just written (kept.h) */
     struct wlog *wl;              /* the write-behind log (store_wlog.h) */
-    struct cas_call *parked;      /* writes of pending keys waiting for a fold or the lease */
+    struct squeue parked;         /* writes of pending keys waiting for a fold or the lease */
     struct event *wait_ev;        /* a pause before sending again what the log's guard held back */
     unsigned absent_score;        /* 0..ABSENT_ONE: how many of the recent cache misses
                                      loaded found no row, decaying (store_peek_or_guess) */
@@ -59,7 +57,8 @@ struct store {
 };
 
 struct load_ctx {
-    struct load_ctx *next;
+    struct sq_item q;         /* in st->loads while waiting */
+    struct load_ctx *next;    /* in a batch's list, or st->ready */
     struct store *st;
     size_t n;
     store_load_cb cb;
@@ -76,40 +75,19 @@ struct load_ctx {
     size_t *keyoff;           /* per sent key: offset in keybuf (nsent + 1 entries) */
     bool *seen;
     uint64_t mark;
-    int waits;                /* times the write-behind log held it back */
 };
 
-/* A batch (or a check) whose statement is in flight, listed so that store_free can free it if
- * the loop ends first (the pool then drops the job without a callback). */
-struct sent_node {
-    struct sent_node *next, **pprev;
-};
-
-static inline void sent_link(struct sent_node **head, struct sent_node *n)
-{
-    n->next = *head;
-    n->pprev = head;
-    if (*head) (*head)->pprev = &n->next;
-    *head = n;
-}
-
-static inline void sent_unlink(struct sent_node *n)
-{
-    *n->pprev = n->next;
-    if (n->next) n->next->pprev = n->pprev;
-}
-
-#define SENT_BATCH(node, type) ((type *)(void *)((char *)(node) - offsetof(type, sent)))
 
 struct load_batch {
     struct store *st;
     struct load_ctx *reqs;
     size_t nkeys;
-    struct sent_node sent; /* in st->load_sent while in flight */
+    struct sent_node sent; /* in st->loads.sent while in flight */
 };
 
 struct cas_call {
-    struct cas_call *next;
+    struct sq_item q;      /* in st->writes (or st->parked) while waiting */
+    struct cas_call *next; /* in a batch's list */
     struct store_write *w; /* keys and bits copied into buf */
     struct cas_chunks *ch; /* per write */
     bool chunks;           /* a key is chunked, or was last seen chunked: SQL_CAS */
@@ -119,7 +97,6 @@ struct cas_call {
     size_t bytes;          /* keys and bits: what the call adds to a statement */
     store_cas_cb cb;
     void *arg;
-    int waits;             /* times the write-behind log's guard held it back */
     double parked_at;      /* when it first waited for a fold of its pending keys (metrics_now) */
     struct db_job *handle; /* what the caller holds (and may cancel) */
     struct cache_blob **blobs; /* per write with bits: the new bits, for the cache */
@@ -138,7 +115,7 @@ struct cas_batch {
     struct cas_call *calls;
     uint64_t mark;
     int32_t ngroups;
-    struct sent_node sent; /* in st->cas_sent while in flight */
+    struct sent_node sent; /* in st->writes.sent while in flight */
 };
 
 #define WLOG_WAIT_MS 20
@@ -154,6 +131,9 @@ extern const char SQL_CAS_ROWS[];
 extern const char SQL_CAS_ONE[];
 extern const char SQL_CAS_ONE_CHUNKED[];
 extern const char SQL_APPEND[];
+
+#define LOAD_OF(item) SQ_OWNER(item, struct load_ctx, q)
+#define CALL_OF(item) SQ_OWNER(item, struct cas_call, q)
 
 /* store.c */
 /* Moves the score of misses guessed absent towards "a row" (found) or "no row". */

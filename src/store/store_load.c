@@ -235,7 +235,7 @@ static void load_batch_done(const struct db_result *r, void *arg)
         }
         free(by);
     }
-    /* loads_in_flight still counts this batch: reads issued from the callbacks
+    /* loads.in_flight still counts this batch: reads issued from the callbacks
      * queue up and leave together in the next statement */
     while ((ctx = b->reqs) != NULL) {
         b->reqs = ctx->next;
@@ -245,7 +245,7 @@ static void load_batch_done(const struct db_result *r, void *arg)
         load_finish(ctx);
     }
     free(b);
-    st->loads_in_flight--;
+    st->loads.in_flight--;
     load_flush(st);
 }
 
@@ -260,23 +260,18 @@ void wait_arm(struct store *st)
  * folds meanwhile), or fail after WLOG_MAX_WAITS. */
 static void load_hold_back(struct store *st, struct load_batch *b)
 {
-    struct load_ctx *ctx, *back = NULL, **tail = &back;
+    struct load_ctx *ctx;
     while ((ctx = b->reqs) != NULL) {
         b->reqs = ctx->next;
         ctx->next = NULL;
-        if (++ctx->waits > WLOG_MAX_WAITS) {
+        if (!sq_hold(&st->loads, &ctx->q, WLOG_MAX_WAITS)) {
             ctx->status = STORE_ERROR; /* nothing was written; the reason is not the database's state */
             ctx->err = WLOG_WAIT_ERROR;
             load_finish(ctx);
-            continue;
         }
-        *tail = ctx;
-        tail = &ctx->next;
     }
-    *tail = st->load_waiting;
-    st->load_waiting = back;
     free(b);
-    st->loads_in_flight--;
+    st->loads.in_flight--;
     wait_arm(st);
 }
 
@@ -292,6 +287,7 @@ static bool load_send(struct store *st)
 {
     struct load_batch *b = calloc(1, sizeof(*b));
     struct load_ctx **tail, *ctx;
+    struct sq_item *it;
     struct pgarr a, vers, xids;
     struct db_job *job = NULL;
     size_t limit = (size_t)st->cfg->pg_batch_keys, nkeys;
@@ -299,14 +295,15 @@ static bool load_send(struct store *st)
     if (!b) return false;
     b->st = st;
     tail = &b->reqs;
-    while ((ctx = st->load_queue) != NULL) {
+    while ((it = sq_head(&st->loads)) != NULL) {
+        ctx = LOAD_OF(it);
         if (db_cancelled(ctx->handle)) { /* its request is gone */
-            st->load_queue = ctx->next;
+            sq_pop(&st->loads);
             load_finish(ctx);
             continue;
         }
         if (b->reqs && b->nkeys + ctx->nsent > limit) break;
-        st->load_queue = ctx->next;
+        sq_pop(&st->loads);
         ctx->next = NULL;
         ctx->first = b->nkeys;
         ctx->mark = cache_mark(st->cache);
@@ -332,7 +329,7 @@ static bool load_send(struct store *st)
             pa_int8(&xids, have ? (int64_t)held->xid : -1);
         }
     nkeys = b->nkeys;
-    sent_link(&st->load_sent, &b->sent); /* before the query, so that store_free finds it whatever follows */
+    sent_link(&st->loads.sent, &b->sent); /* before the query, so that store_free finds it whatever follows */
     if (!a.oom && !vers.oom && !xids.oom) {
         struct db_param p[3] = {pa_param(&a), pa_param(&vers), pa_param(&xids)};
         job = db_query_prepared(st->db, STMT_LOAD, SQL_LOAD, 3, p, load_batch_done, b);
@@ -341,15 +338,19 @@ static bool load_send(struct store *st)
     free(vers.buf);
     free(xids.buf);
     if (!job && !(job = db_defer(st->db, load_batch_unsent, b))) {
-        struct load_ctx *last = b->reqs;
+        struct squeue back; /* the batch's requests back to the front, in order */
+        sq_init(&back);
         sent_unlink(&b->sent);
-        while (last->next) last = last->next;
-        last->next = st->load_queue; /* back to the front, in order */
-        st->load_queue = b->reqs;
+        while ((ctx = b->reqs) != NULL) {
+            b->reqs = ctx->next;
+            ctx->next = NULL;
+            sq_push(&back, &ctx->q);
+        }
+        sq_requeue_front(&st->loads, &back);
         free(b);
         return false;
     }
-    st->loads_in_flight++;
+    st->loads.in_flight++;
     st->stats.load_statements++;
     metrics_observe_size(&metrics.load_batch_keys, (double)nkeys);
     return true;
@@ -357,7 +358,7 @@ static bool load_send(struct store *st)
 
 void load_flush(struct store *st)
 {
-    while (st->loads_in_flight < st->cfg->pg_load_statements && st->load_queue)
+    while (st->loads.in_flight < st->cfg->pg_load_statements && sq_head(&st->loads))
         if (!load_send(st)) break;
 }
 
@@ -403,10 +404,9 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
         return ctx->handle;
     }
     {
-        struct load_ctx **p = &st->load_queue;
         struct db_job *handle = ctx->handle;
-        while (*p) p = &(*p)->next;
-        *p = ctx;
+        ctx->q.nkeys = ctx->nsent;
+        sq_push(&st->loads, &ctx->q);
         event_active(st->flush_ev, 0, 0); /* with the other loads of this loop turn */
         return handle;
     }
