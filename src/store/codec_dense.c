@@ -22,22 +22,22 @@ enum {
  * equal bitmaps always have equal bytes (and equal checksums). */
 static bool read_base8(struct reader *r, uint32_t *base8)
 {
-    uint64_t v = 0;
-    for (int i = 0; i < DENSE_VARINT_MAX; i++) {
-        const uint8_t *p = take(r, 1);
-        if (!p)
-            return reader_fail(r, "dense: truncated base varint");
-        v |= (uint64_t)(*p & 0x7F) << (7 * i);
-        if (*p & 0x80)
-            continue;
-        if (i > 0 && *p == 0)
-            return reader_fail(r, "dense: non-minimal base varint (%d bytes)", i + 1);
-        if (v >= DENSE_BASE8_LIMIT)
-            return reader_fail(r, "dense: base %" PRIu64 " past 2^32", v * 8);
-        *base8 = (uint32_t)v;
-        return true;
+    size_t start = r->pos;
+    uint64_t v;
+    switch (leb128_read(r->buf, r->len, &r->pos, DENSE_VARINT_MAX, &v)) {
+    case LEB128_TRUNCATED:
+        return reader_fail(r, "dense: truncated base varint");
+    case LEB128_NON_MINIMAL:
+        return reader_fail(r, "dense: non-minimal base varint (%d bytes)", (int)(r->pos - start));
+    case LEB128_TOO_LONG:
+        return reader_fail(r, "dense: base varint longer than %d bytes", DENSE_VARINT_MAX);
+    case LEB128_OK:
+        break;
     }
-    return reader_fail(r, "dense: base varint longer than %d bytes", DENSE_VARINT_MAX);
+    if (v >= DENSE_BASE8_LIMIT)
+        return reader_fail(r, "dense: base %" PRIu64 " past 2^32", v * 8);
+    *base8 = (uint32_t)v;
+    return true;
 }
 
 /* Tag, base and raw bytes, with the canonical rules: the empty bitmap is B1 00,

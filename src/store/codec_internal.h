@@ -1,9 +1,10 @@
 /* codec_internal.h — what the files of the codec share: codec.c (validation of every
  * encoding, decode, the encode choice, the checksum), codec_portable.c (the CRoaring
- * portable format), codec_dense.c (the dense raw bits) and codec_patch.c (encodes of
- * a bitmap changed in a few containers). Private to them; everything else uses
- * codec.h. The names are those the functions had as statics of one codec.c, so that
- * the split shows as a move. */
+ * portable format), codec_dense.c (the dense raw bits), codec_patch.c (encodes of a
+ * bitmap changed in a few containers) and, for the varint helpers, codec_gaps.c (the
+ * gaps encoding, codec_gaps.h). Private to them; everything else uses codec.h. The
+ * names are those the functions had as statics of one codec.c, so that the split
+ * shows as a move. */
 #ifndef BITMAPD_CODEC_INTERNAL_H
 #define BITMAPD_CODEC_INTERNAL_H
 
@@ -78,6 +79,34 @@ static inline const uint8_t *take(struct reader *r, size_t n)
     const uint8_t *p = r->buf + r->pos;
     r->pos += n;
     return p;
+}
+
+/* What leb128_read found. The bound on the value and the wording of each error
+ * are the caller's (the dense base, the gaps header fields). */
+enum leb128 {
+    LEB128_OK,
+    LEB128_TRUNCATED,   /* the input ended inside it */
+    LEB128_NON_MINIMAL, /* a last byte of 0 after the first: another encoding is shorter */
+    LEB128_TOO_LONG,    /* max bytes, every one with its continuation bit */
+};
+
+/* An unsigned LEB128 varint of at most max (<= 9) bytes at buf[*pos..len), minimal:
+ * one encoding per value, so that equal bitmaps have equal bytes. *pos advances past
+ * every byte read (so *pos - start is their number); *v is the value (< 2^(7 max))
+ * when LEB128_OK. */
+static inline enum leb128 leb128_read(const uint8_t *buf, size_t len, size_t *pos, int max, uint64_t *v)
+{
+    *v = 0;
+    for (int i = 0; i < max; i++) {
+        if (*pos >= len)
+            return LEB128_TRUNCATED;
+        uint8_t b = buf[(*pos)++];
+        *v |= (uint64_t)(b & 0x7F) << (7 * i);
+        if (b & 0x80)
+            continue;
+        return i > 0 && b == 0 ? LEB128_NON_MINIMAL : LEB128_OK;
+    }
+    return LEB128_TOO_LONG;
 }
 
 /* Bytes of the minimal LEB128 varint of v. */
