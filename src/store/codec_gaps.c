@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/codec_internal.h"
+
 enum {
     VARINT_MAX = 5,
     K_LIMIT = 32,       /* k is 0 .. 31 */
@@ -44,18 +46,16 @@ struct head {
 static bool read_varint(const uint8_t *buf, size_t len, size_t *pos, uint32_t *out, const char *what, char *err,
                         size_t errlen)
 {
-    uint64_t v = 0;
-    for (int i = 0; i < VARINT_MAX; i++) {
-        if (*pos >= len) return fail(err, errlen, "gaps: truncated %s", what);
-        uint8_t b = buf[(*pos)++];
-        v |= (uint64_t)(b & 0x7F) << (7 * i);
-        if (b & 0x80) continue;
-        if (i > 0 && b == 0) return fail(err, errlen, "gaps: non-minimal %s varint", what);
-        if (v > UINT32_MAX) return fail(err, errlen, "gaps: %s %" PRIu64 " past 2^32 - 1", what, v);
-        *out = (uint32_t)v;
-        return true;
+    uint64_t v;
+    switch (leb128_read(buf, len, pos, VARINT_MAX, &v)) {
+    case LEB128_TRUNCATED: return fail(err, errlen, "gaps: truncated %s", what);
+    case LEB128_NON_MINIMAL: return fail(err, errlen, "gaps: non-minimal %s varint", what);
+    case LEB128_TOO_LONG: return fail(err, errlen, "gaps: %s varint longer than %d bytes", what, VARINT_MAX);
+    case LEB128_OK: break;
     }
-    return fail(err, errlen, "gaps: %s varint longer than %d bytes", what, VARINT_MAX);
+    if (v > UINT32_MAX) return fail(err, errlen, "gaps: %s %" PRIu64 " past 2^32 - 1", what, v);
+    *out = (uint32_t)v;
+    return true;
 }
 
 static bool read_head(const uint8_t *buf, size_t len, struct head *h, char *err, size_t errlen)
@@ -282,13 +282,6 @@ static void tally_pair(void *ctx, uint32_t a, uint32_t b)
         t->comp.n += b - a - 2; /* the rest of the run: d = 0, no quotient bits */
         t->comp.prev_nonmember = b - 1;
     }
-}
-
-static size_t varint_len(uint32_t v)
-{
-    size_t n = 1;
-    for (; v >= 0x80; v >>= 7) n++;
-    return n;
 }
 
 static size_t put_varint(uint8_t *buf, size_t pos, uint32_t v)

@@ -1,4 +1,4 @@
-/* codec_gaps.h — the "gaps" encoding, inside codec.c only (callers use codec.h).
+/* codec_gaps.h — the "gaps" encoding, inside the codec only (codec*.c; callers use codec.h).
  *
  * Layout (all varints minimal unsigned LEB128 of at most 5 bytes, < 2^32):
  *   B2                  tag

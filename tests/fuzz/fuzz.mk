@@ -16,6 +16,10 @@ FUZZ_SHORT_SECONDS ?= 25
 FUZZ_TIMEOUT       ?= 10
 FUZZ_RSS_MB        ?= 2048
 FUZZ_PKGS          ?= libpq libevent jansson inih hiredis
+# The source files of the codec (src/store/codec*.c), linked by fuzz_codec, fuzz_codec_ops
+# and gen_seeds and measured by fuzz-coverage: a new codec file goes here.
+FUZZ_CODEC_SRCS    ?= src/store/codec.c src/store/codec_portable.c src/store/codec_dense.c \
+                      src/store/codec_patch.c src/store/codec_gaps.c
 FUZZ_SAN           ?= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS        ?= -std=c11 -O1 -g -Wall -Wextra -Wno-unused-parameter
 FUZZ_CPPFLAGS      ?= -Isrc -Itests/fuzz -I$(FUZZ_BUILD) -D_GNU_SOURCE \
@@ -38,12 +42,12 @@ fuzz-seeds: $(FUZZ_BUILD)/gen_seeds
 	mkdir -p tests/fuzz/corpus
 	$< tests/fuzz/corpus
 
-$(FUZZ_BUILD)/gen_seeds: tests/fuzz/gen_seeds.c src/store/codec.c src/store/codec_gaps.c | $(FUZZ_BUILD)/src
-	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $^ -lroaring
+$(FUZZ_BUILD)/gen_seeds: tests/fuzz/gen_seeds.c $(FUZZ_CODEC_SRCS) src/store/codec_internal.h | $(FUZZ_BUILD)/src
+	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) -lroaring
 
 # The project sources each target needs, instrumented for coverage.
-$(FUZZ_BUILD)/fuzz_codec: $(FUZZ_BUILD)/src/store/codec.o $(FUZZ_BUILD)/src/store/codec_gaps.o
-$(FUZZ_BUILD)/fuzz_codec_ops: $(FUZZ_BUILD)/src/store/codec.o $(FUZZ_BUILD)/src/store/codec_gaps.o
+$(FUZZ_BUILD)/fuzz_codec: $(FUZZ_CODEC_SRCS:src/%.c=$(FUZZ_BUILD)/src/%.o)
+$(FUZZ_BUILD)/fuzz_codec_ops: $(FUZZ_CODEC_SRCS:src/%.c=$(FUZZ_BUILD)/src/%.o)
 $(FUZZ_BUILD)/fuzz_rproto: $(FUZZ_BUILD)/src/redis/rproto.o
 # fuzz_http.c includes src/http/http.c itself (to reach its static request entry) and is
 # linked with every other module but main.c (http_reply.c and http_parse.c among
@@ -83,12 +87,12 @@ $(FUZZ_BUILD)/src $(FUZZ_BUILD)/cov/src:
 # run once over build-fuzz/corpus/<target>, the regression inputs and the seeds.
 FUZZ_COV       := $(FUZZ_BUILD)/cov
 FUZZ_COVFLAGS  ?= -fprofile-instr-generate -fcoverage-mapping
-FUZZ_COV_SRCS  ?= src/store/codec.c src/store/codec_gaps.c src/redis/rproto.c src/http/router.c src/http/reqparse.c \
+FUZZ_COV_SRCS  ?= $(FUZZ_CODEC_SRCS) src/redis/rproto.c src/http/router.c src/http/reqparse.c \
                   src/http/http.c src/http/http_parse.c src/http/http_reply.c
 FUZZ_PROFDATA  ?= llvm-profdata-14
 FUZZ_LLVM_COV  ?= llvm-cov-14
-$(FUZZ_COV)/fuzz_codec: $(FUZZ_COV)/src/store/codec.o $(FUZZ_COV)/src/store/codec_gaps.o
-$(FUZZ_COV)/fuzz_codec_ops: $(FUZZ_COV)/src/store/codec.o $(FUZZ_COV)/src/store/codec_gaps.o
+$(FUZZ_COV)/fuzz_codec: $(FUZZ_CODEC_SRCS:src/%.c=$(FUZZ_COV)/src/%.o)
+$(FUZZ_COV)/fuzz_codec_ops: $(FUZZ_CODEC_SRCS:src/%.c=$(FUZZ_COV)/src/%.o)
 $(FUZZ_COV)/fuzz_rproto: $(FUZZ_COV)/src/redis/rproto.o
 $(FUZZ_COV)/fuzz_http: $(FUZZ_HTTP_OBJS:$(FUZZ_BUILD)/src/%=$(FUZZ_COV)/src/%) \
                        $(FUZZ_BUILD)/fuzz_http_stubs.inc $(FUZZ_BUILD)/fuzz_http.wrap

@@ -1,5 +1,5 @@
-/* fuzz_codec.c — libFuzzer target for src/store/codec.c as the database feeds it: the
- * input is a stored byte string (a "bits" column).
+/* fuzz_codec.c — libFuzzer target for the codec (src/store/codec*.c) as the database
+ * feeds it: the input is a stored byte string (a "bits" column).
  *
  * Properties checked on every input:
  *  - codec_validate and codec_decode agree (both accept or both reject, with the

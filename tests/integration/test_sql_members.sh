@@ -8,8 +8,8 @@
 # fixture and on rows the service wrote over HTTP and RESP: in SQL (Roaring, same
 # members) and in C by check_roaring below (codec_validate, same bitmap, and the very
 # bytes CRoaring writes without run containers). check_roaring is built here with
-# cc against src/store/codec.c, like the generators: tools in tests/tools/ are linked with
-# -lhiredis only by the Makefile.
+# cc against the codec (src/store/codec*.c), like the generators: tools in tests/tools/
+# are linked with -lhiredis only by the Makefile.
 # Needs BITMAPD_DSN: a libpq conninfo for a database with migrations/0001_bitmaps.sql
 # and sql/*.sql applied. Prints `ok - name` / `not ok - name: ...`; exits 1 on failure.
 set -u
@@ -326,9 +326,20 @@ int main(void)
 C
 
 CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter -Isrc -g"
+# The codec's files (as FUZZ_CODEC_SRCS in tests/fuzz/fuzz.mk), joined into one object.
+CODEC_SRCS="src/store/codec.c src/store/codec_portable.c src/store/codec_dense.c src/store/codec_patch.c
+            src/store/codec_gaps.c"
+build_codec() {
+    local f objs=()
+    for f in $CODEC_SRCS; do
+        # shellcheck disable=SC2086  # CFLAGS is a list of words
+        cc $CFLAGS -O2 -c -o "$tmp/part_$(basename "$f" .c).o" "$f" || return 1
+        objs+=("$tmp/part_$(basename "$f" .c).o")
+    done
+    ld -r -o "$tmp/codec.o" "${objs[@]}"
+}
 # shellcheck disable=SC2086  # CFLAGS is a list of words
-if ! { cc $CFLAGS -O2 -c -o "$tmp/codec1.o" src/store/codec.c && cc $CFLAGS -O2 -c -o "$tmp/codec2.o" src/store/codec_gaps.c &&
-    ld -r -o "$tmp/codec.o" "$tmp/codec1.o" "$tmp/codec2.o" &&
+if ! { build_codec &&
     cc $CFLAGS -o "$tmp/gen_fixtures" tests/gen_fixtures.c "$tmp/codec.o" -lroaring &&
     cc $CFLAGS -O2 -o "$tmp/gen_dense" "$tmp/gen_dense.c" "$tmp/codec.o" -lroaring &&
     cc $CFLAGS -O2 -o "$tmp/check_roaring" "$tmp/check_roaring.c" "$tmp/codec.o" -lroaring; } 2>"$tmp/cc.err"; then
