@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/codec_internal.h"
+#include "store/leb128.h"
 
 enum {
     VARINT_MAX = 5,
