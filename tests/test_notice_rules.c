@@ -1,13 +1,17 @@
 /* test_notice_rules.c — the rules of announcements on plain values (notice_rules.c):
- * a notice's state from its audiences, the listing of seed 004 (which notices per
- * state, the read and unread counts, newest first, by cursor), a listing compared
- * with a naive one over random sets, and an audience's size and unread count. */
+ * a notice's state from its audiences; the writes — create (new, again, taken, being
+ * deleted, an index repaired), a change of audiences, the delete protocol (gone
+ * meanwhile, re-addressed meanwhile), read marks, an audience's users; the listing of
+ * seed 004 (which notices per state, the read and unread counts, newest first, by
+ * cursor), a listing compared with a naive one over random sets, and an audience's
+ * size and unread count. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "domains/notices/notice_rules.h"
 
@@ -31,6 +35,185 @@ static void test_state(void **state)
     roaring_bitmap_free(none);
     roaring_bitmap_free(live);
     roaring_bitmap_free(del);
+}
+
+/* A unit of audiences, readers and n indexes, each empty unless given. */
+struct fixture {
+    roaring_bitmap_t *aud, *readers, *index[4];
+    bool dirty[6];
+    struct notice_unit nu;
+};
+
+static void fixture_init(struct fixture *f, size_t nindex, const uint32_t *index_aud)
+{
+    f->aud = roaring_bitmap_create();
+    f->readers = roaring_bitmap_create();
+    for (size_t i = 0; i < 4; i++) f->index[i] = roaring_bitmap_create();
+    memset(f->dirty, 0, sizeof(f->dirty));
+    f->nu = (struct notice_unit){f->aud, f->readers, f->index, index_aud, nindex, f->dirty};
+}
+
+static void fixture_free(struct fixture *f)
+{
+    roaring_bitmap_free(f->aud);
+    roaring_bitmap_free(f->readers);
+    for (size_t i = 0; i < 4; i++) roaring_bitmap_free(f->index[i]);
+}
+
+static void test_create(void **state)
+{
+    static const uint32_t auds[] = {1, 2}, other[] = {3}, pre[] = {50, 51}, stale[] = {9};
+    roaring_bitmap_t *want = of(auds, 2), *users = of(pre, 2), *none = roaring_bitmap_create();
+    struct fixture f;
+    bool created;
+
+    /* a new notice: its audiences, its prereaders alone (a stale reader row is emptied),
+     * and its id in both indexes */
+    fixture_init(&f, 2, NULL);
+    roaring_bitmap_add_many(f.readers, 1, stale);
+    assert_int_equal(notice_apply_create(&f.nu, 77, want, users, &created), NV_CHANGED);
+    assert_true(created);
+    assert_true(roaring_bitmap_equals(f.aud, want));
+    assert_true(roaring_bitmap_equals(f.readers, users));
+    assert_true(roaring_bitmap_contains(f.index[0], 77) && roaring_bitmap_contains(f.index[1], 77));
+    for (int i = 0; i < 4; i++) assert_true(f.dirty[i]);
+
+    /* again with the same audiences: nothing to do ... */
+    memset(f.dirty, 0, sizeof(f.dirty));
+    assert_int_equal(notice_apply_create(&f.nu, 77, want, none, &created), NV_UNCHANGED);
+    assert_false(created);
+    /* ... unless an index lost the id, or new prereaders come: those are written */
+    roaring_bitmap_remove(f.index[1], 77);
+    roaring_bitmap_add(users, 52);
+    assert_int_equal(notice_apply_create(&f.nu, 77, want, users, &created), NV_CHANGED);
+    assert_false(created);
+    assert_false(f.dirty[0]);
+    assert_true(f.dirty[1] && f.dirty[3]);
+    assert_false(f.dirty[2]);
+    assert_int_equal(roaring_bitmap_get_cardinality(f.readers), 3);
+
+    /* the id is taken by a notice of other audiences, or one being deleted: nothing changes */
+    roaring_bitmap_t *o = of(other, 1);
+    assert_int_equal(notice_apply_create(&f.nu, 77, o, none, &created), NV_OTHER_AUDIENCES);
+    roaring_bitmap_add(f.aud, NOTICE_DELETING_MARK);
+    assert_int_equal(notice_apply_create(&f.nu, 77, want, none, &created), NV_DELETING);
+    assert_int_equal(roaring_bitmap_get_cardinality(f.readers), 3);
+    roaring_bitmap_free(o);
+    roaring_bitmap_free(want);
+    roaring_bitmap_free(users);
+    roaring_bitmap_free(none);
+    fixture_free(&f);
+}
+
+static void test_move(void **state)
+{
+    /* notice 5 moves from audiences {1, 2} to {2, 3}: the index keys are of {1, 2, 3} */
+    static const uint32_t from[] = {1, 2}, to[] = {2, 3}, idx_aud[] = {1, 2, 3};
+    roaring_bitmap_t *old = of(from, 2), *want = of(to, 2);
+    struct fixture f;
+    fixture_init(&f, 3, idx_aud);
+    roaring_bitmap_or_inplace(f.aud, old);
+    roaring_bitmap_add(f.index[0], 5);
+    roaring_bitmap_add(f.index[1], 5);
+    roaring_bitmap_add(f.index[1], 6); /* another notice of audience 2 stays */
+
+    assert_int_equal(notice_apply_move(&f.nu, 5, old, want), NV_CHANGED);
+    assert_true(roaring_bitmap_equals(f.aud, want));
+    assert_false(roaring_bitmap_contains(f.index[0], 5));
+    assert_true(roaring_bitmap_contains(f.index[1], 5) && roaring_bitmap_contains(f.index[1], 6));
+    assert_true(roaring_bitmap_contains(f.index[2], 5));
+    assert_true(f.dirty[0] && f.dirty[2] && f.dirty[4]);
+    assert_false(f.dirty[3]); /* audience 2 kept it: its index is not written */
+
+    /* moved again to where it is: nothing; audiences changed under the unit: restart */
+    memset(f.dirty, 0, sizeof(f.dirty));
+    assert_int_equal(notice_apply_move(&f.nu, 5, want, want), NV_UNCHANGED);
+    assert_int_equal(notice_apply_move(&f.nu, 5, old, want), NV_RESTART);
+    for (int i = 0; i < 5; i++) assert_false(f.dirty[i]);
+    roaring_bitmap_free(old);
+    roaring_bitmap_free(want);
+    fixture_free(&f);
+}
+
+static void test_delete(void **state)
+{
+    static const uint32_t auds[] = {4, 8}, rd[] = {10, 11, 12};
+    roaring_bitmap_t *old = of(auds, 2), *other = roaring_bitmap_create();
+    struct fixture f;
+    uint64_t removed = 99;
+    fixture_init(&f, 2, NULL);
+    roaring_bitmap_or_inplace(f.aud, old);
+    roaring_bitmap_add_many(f.readers, 3, rd);
+    roaring_bitmap_add(f.index[0], 3);
+    roaring_bitmap_add(f.index[1], 3);
+    roaring_bitmap_add(f.index[1], 4);
+
+    /* re-addressed since the keys were chosen: nothing written, build the unit again */
+    roaring_bitmap_add(other, 4);
+    assert_int_equal(notice_apply_delete(&f.nu, 3, other, &removed), NV_RESTART);
+    assert_int_equal(roaring_bitmap_get_cardinality(f.readers), 3);
+
+    /* one commit: audiences and readers emptied, the id out of every index, the id free */
+    assert_int_equal(notice_apply_delete(&f.nu, 3, old, &removed), NV_CHANGED);
+    assert_int_equal(removed, 3);
+    assert_true(roaring_bitmap_is_empty(f.aud) && roaring_bitmap_is_empty(f.readers));
+    assert_false(roaring_bitmap_contains(f.index[0], 3) || roaring_bitmap_contains(f.index[1], 3));
+    assert_true(roaring_bitmap_contains(f.index[1], 4));
+    assert_int_equal(notice_state_of(f.aud), NOTICE_MISSING);
+
+    /* deleted by another request meanwhile */
+    assert_int_equal(notice_apply_delete(&f.nu, 3, old, &removed), NV_MISSING);
+    /* a notice that kept the deleting mark (an older version's delete) is deleted too */
+    roaring_bitmap_add(f.aud, NOTICE_DELETING_MARK);
+    roaring_bitmap_t *mark = roaring_bitmap_copy(f.aud);
+    assert_int_equal(notice_apply_delete(&f.nu, 3, mark, &removed), NV_CHANGED);
+    assert_true(roaring_bitmap_is_empty(f.aud));
+    roaring_bitmap_free(mark);
+    roaring_bitmap_free(old);
+    roaring_bitmap_free(other);
+    fixture_free(&f);
+}
+
+static void test_mark(void **state)
+{
+    struct fixture f;
+    fixture_init(&f, 0, NULL);
+    assert_int_equal(notice_apply_mark(&f.nu, 42, true), NV_MISSING);
+    roaring_bitmap_add(f.aud, 1);
+    assert_int_equal(notice_apply_mark(&f.nu, 42, false), NV_UNCHANGED); /* unread already */
+    assert_int_equal(notice_apply_mark(&f.nu, 42, true), NV_CHANGED);
+    assert_true(f.dirty[1]);
+    assert_false(f.dirty[0]); /* the audiences are only checked */
+    assert_true(roaring_bitmap_contains(f.readers, 42));
+    assert_int_equal(notice_apply_mark(&f.nu, 42, true), NV_UNCHANGED);
+    assert_int_equal(notice_apply_mark(&f.nu, 42, false), NV_CHANGED);
+    assert_false(roaring_bitmap_contains(f.readers, 42));
+    roaring_bitmap_add(f.aud, NOTICE_DELETING_MARK);
+    assert_int_equal(notice_apply_mark(&f.nu, 42, true), NV_DELETING);
+    assert_false(roaring_bitmap_contains(f.readers, 42));
+    fixture_free(&f);
+}
+
+static void test_audience_users_write(void **state)
+{
+    static const uint32_t a[] = {1, 2, 3}, b[] = {3, 4};
+    roaring_bitmap_t *users = roaring_bitmap_create(), *ga = of(a, 3), *gb = of(b, 2), *empty = roaring_bitmap_create();
+    bool changed;
+    /* an audience never given: even an empty set is written (a known, empty audience) */
+    assert_int_equal(notice_apply_audience_users(users, false, empty, true, &changed), NV_CHANGED);
+    assert_false(changed);
+    assert_int_equal(notice_apply_audience_users(users, true, empty, true, &changed), NV_UNCHANGED);
+    assert_int_equal(notice_apply_audience_users(users, true, ga, false, &changed), NV_CHANGED);
+    assert_true(changed);
+    assert_int_equal(notice_apply_audience_users(users, true, gb, false, &changed), NV_CHANGED); /* add: {1..4} */
+    assert_int_equal(roaring_bitmap_get_cardinality(users), 4);
+    assert_int_equal(notice_apply_audience_users(users, true, gb, true, &changed), NV_CHANGED); /* replace */
+    assert_true(roaring_bitmap_equals(users, gb));
+    assert_int_equal(notice_apply_audience_users(users, true, gb, true, &changed), NV_UNCHANGED);
+    roaring_bitmap_free(users);
+    roaring_bitmap_free(ga);
+    roaring_bitmap_free(gb);
+    roaring_bitmap_free(empty);
 }
 
 static void test_state_names(void **state)
@@ -170,6 +353,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_state),
+        cmocka_unit_test(test_create),
+        cmocka_unit_test(test_move),
+        cmocka_unit_test(test_delete),
+        cmocka_unit_test(test_mark),
+        cmocka_unit_test(test_audience_users_write),
         cmocka_unit_test(test_state_names),
         cmocka_unit_test(test_seed_listing),
         cmocka_unit_test(test_against_naive),

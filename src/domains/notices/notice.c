@@ -73,21 +73,6 @@ bool nkeys_load(struct http_ctx *c, const struct nkey_ref *refs, size_t n, bmloa
 
 /* ---- sets ------------------------------------------------------------------------ */
 
-/* Content equality that does not depend on container kinds (a loaded bitmap may hold
- * runs where a freshly built one holds an array). */
-bool notice_same_set(const roaring_bitmap_t *a, const roaring_bitmap_t *b)
-{
-    uint64_t n = roaring_bitmap_get_cardinality(a);
-    return n == roaring_bitmap_get_cardinality(b) && roaring_bitmap_and_cardinality(a, b) == n;
-}
-
-/* Replaces the content of dst with src. */
-void notice_set_to(roaring_bitmap_t *dst, const roaring_bitmap_t *src)
-{
-    roaring_bitmap_clear(dst);
-    roaring_bitmap_or_inplace(dst, src);
-}
-
 /* Audience ids of a notice as a JSON array (the deleting mark is not an audience). */
 json_t *notice_audiences_json(const roaring_bitmap_t *audiences)
 {

@@ -86,16 +86,15 @@ bool nop_run_ok_or_reply(struct nop *n, struct wpath *wp, enum wp_status st, con
 struct wpath *nop_unit(struct nop *n, int nkeys, const struct wpath_ops *ops);
 json_t *notice_audiences_json(const roaring_bitmap_t *audiences);
 bool notice_body_audiences_or_reply(struct http_ctx *c, roaring_bitmap_t **out);
-bool notice_body_set_or_reply(struct http_ctx *c, const char *field, int64_t max, bool required, roaring_bitmap_t **out);
+bool notice_body_set_or_reply(struct http_ctx *c, const char *field, int64_t max, bool required,
+                              roaring_bitmap_t **out);
 int notice_index_keys_of(const roaring_bitmap_t *set);
 uint32_t *notice_members_of(const roaring_bitmap_t *bm, size_t *n);
 bool notice_no_query_or_reply(struct http_ctx *c);
 bool notice_param_audience_or_reply(struct http_ctx *c, int idx, uint32_t *out);
 bool notice_param_id_or_reply(struct http_ctx *c, int idx, uint32_t *out);
 bool notice_param_user_or_reply(struct http_ctx *c, int idx, uint32_t *out);
-bool notice_same_set(const roaring_bitmap_t *a, const roaring_bitmap_t *b);
 int notice_set_index_keys(struct wp_unit *u, int first, const roaring_bitmap_t *set);
-void notice_set_to(roaring_bitmap_t *dst, const roaring_bitmap_t *src);
 bool notice_unit_rejected(struct wpath *wp);
 
 #endif

@@ -91,7 +91,8 @@ void notice_is_read(struct http_ctx *c)
     uint32_t id, user;
     struct nread *r;
 
-    if (!notice_param_id_or_reply(c, 0, &id) || !notice_param_user_or_reply(c, 1, &user) || !notice_no_query_or_reply(c) ||
+    if (!notice_param_id_or_reply(c, 0, &id) || !notice_param_user_or_reply(c, 1, &user) ||
+        !notice_no_query_or_reply(c) ||
         !(r = nread_new(c)))
         return;
     r->id = id;
@@ -188,7 +189,7 @@ static void list_rows_loaded(enum store_status st, const char *err, const struct
                                   rows[0].found ? why : "out of memory");
         goto done;
     }
-    /* a notice was added meanwhile: ask again (a cardinality test, as notice_same_set: no
+    /* a notice was added meanwhile: ask again (a cardinality test, as the rules' same_set: no
      * subset test between containers of different kinds) */
     if (roaring_bitmap_and_cardinality(index, r->index) != roaring_bitmap_get_cardinality(index)) {
         if (++r->restarts > RESTARTS_MAX) {

@@ -11,6 +11,48 @@
 #include "domains/notices/notice_rules.h"
 #include "store/codec.h"
 
+/* ---- the unit as the rules see it (notice_rules.h) ----------------------------------------- */
+
+/* The bitmaps of unit u for the rules: key 0 the audiences, key 1 the readers (when
+ * with_readers), the rest the indexes (of the audiences index_aud, for a move). NULL
+ * when out of memory; view_commit() marks the keys the rule changed and frees it. */
+struct unit_view {
+    struct notice_unit nu;
+    int first; /* the unit key of index 0 */
+};
+
+static struct unit_view *view_of(struct wp_unit *u, bool with_readers, const uint32_t *index_aud)
+{
+    int first = with_readers ? 2 : 1;
+    size_t nindex = u->nkeys > first ? (size_t)(u->nkeys - first) : 0;
+    struct unit_view *v = calloc(1, sizeof(*v));
+    roaring_bitmap_t **index = calloc(nindex ? nindex : 1, sizeof(*index));
+    bool *dirty = calloc(2 + nindex, sizeof(*dirty));
+    if (!v || !index || !dirty) {
+        free(v);
+        free(index);
+        free(dirty);
+        return NULL;
+    }
+    for (size_t i = 0; i < nindex; i++) index[i] = u->keys[first + (int)i].bm;
+    v->first = first;
+    v->nu = (struct notice_unit){u->keys[0].bm, with_readers ? u->keys[1].bm : NULL, index, index_aud, nindex, dirty};
+    return v;
+}
+
+static void view_commit(struct wp_unit *u, struct unit_view *v)
+{
+    if (v->nu.dirty[0]) u->keys[0].dirty = true;
+    if (v->first == 2 && v->nu.dirty[1]) u->keys[1].dirty = true;
+    for (size_t i = 0; i < v->nu.nindex; i++)
+        if (v->nu.dirty[2 + i]) u->keys[v->first + (int)i].dirty = true;
+    free(v->nu.index);
+    free(v->nu.dirty);
+    free(v);
+}
+
+static enum wp_mutation mutation_of(enum notice_verdict nv) { return nv == NV_CHANGED ? WP_CHANGED : WP_UNCHANGED; }
+
 /* ---- create ------------------------------------------------------------------------------ */
 
 /* keys: [0] audiences, [1] readers, [2 …] the index key of each audience. The
@@ -18,36 +60,18 @@
 static enum wp_mutation create_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
-    roaring_bitmap_t *aud = u->keys[0].bm, *readers = u->keys[1].bm;
-    enum notice_state state = notice_state_of(aud);
-    uint64_t before;
-    bool any = false;
+    struct unit_view *v = view_of(u, true, NULL);
 
-    n->created = false;
-    if (state == NOTICE_DELETING)
+    if (!v) return nop_reject(n, 500, "internal", "out of memory");
+    enum notice_verdict nv = notice_apply_create(&v->nu, n->id, n->want, n->users, &n->created);
+    view_commit(u, v);
+    if (nv == NV_DELETING)
         return nop_reject(n, 409, "notice_deleting",
                           "notice %u is being deleted; DELETE it again to finish, then create it", n->id);
-    if (state == NOTICE_LIVE && !notice_same_set(aud, n->want))
+    if (nv == NV_OTHER_AUDIENCES)
         return nop_reject(n, 409, "notice_exists",
                           "notice %u exists with other audiences; PUT /v1/notices/%u changes them", n->id, n->id);
-    if (state == NOTICE_MISSING) { /* a new notice has only its preread readers */
-        n->created = true;
-        notice_set_to(aud, n->want);
-        u->keys[0].dirty = any = true;
-        if (!roaring_bitmap_is_empty(readers)) {
-            roaring_bitmap_clear(readers);
-            u->keys[1].dirty = true;
-        }
-    }
-    before = roaring_bitmap_get_cardinality(readers);
-    roaring_bitmap_or_inplace(readers, n->users);
-    if (roaring_bitmap_get_cardinality(readers) != before) u->keys[1].dirty = any = true;
-    for (int k = 2; k < u->nkeys; k++) { /* also repairs an index that lost the id */
-        if (roaring_bitmap_contains(u->keys[k].bm, n->id)) continue;
-        roaring_bitmap_add(u->keys[k].bm, n->id);
-        u->keys[k].dirty = any = true;
-    }
-    return any ? WP_CHANGED : WP_UNCHANGED;
+    return mutation_of(nv);
 }
 
 static void create_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
@@ -121,30 +145,21 @@ void notice_create(struct http_ctx *c)
 static enum wp_mutation move_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
-    roaring_bitmap_t *aud = u->keys[0].bm;
+    struct unit_view *v;
 
     n->changed = n->restart = false;
     if (n->c->has_if_match && n->c->if_match != u->keys[0].version)
         return nop_reject(n, 412, "precondition_failed", "notice %u is at version %lld, not %lld", n->id,
                           (long long)u->keys[0].version, (long long)n->c->if_match);
-    if (!notice_same_set(aud, n->old)) { /* changed since the key list was built: build it again */
+    if (!(v = view_of(u, false, n->key_aud))) return nop_reject(n, 500, "internal", "out of memory");
+    enum notice_verdict nv = notice_apply_move(&v->nu, n->id, n->old, n->want);
+    view_commit(u, v);
+    if (nv == NV_RESTART) { /* changed since the key list was built: build it again */
         n->restart = true;
         return WP_REJECT;
     }
-    if (notice_same_set(aud, n->want)) return WP_UNCHANGED;
-    for (int k = 1; k < u->nkeys; k++) {
-        roaring_bitmap_t *index = u->keys[k].bm;
-        bool in = roaring_bitmap_contains(n->want, n->key_aud[k - 1]);
-        if (in == roaring_bitmap_contains(index, n->id)) continue;
-        if (in)
-            roaring_bitmap_add(index, n->id);
-        else
-            roaring_bitmap_remove(index, n->id);
-        u->keys[k].dirty = true;
-    }
-    notice_set_to(aud, n->want);
-    u->keys[0].dirty = n->changed = true;
-    return WP_CHANGED;
+    n->changed = nv == NV_CHANGED;
+    return mutation_of(nv);
 }
 
 static void move_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
@@ -235,29 +250,20 @@ void notice_update(struct http_ctx *c)
 static enum wp_mutation delete_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
-    roaring_bitmap_t *aud = u->keys[0].bm, *readers = u->keys[1].bm;
+    struct unit_view *v = view_of(u, true, NULL);
 
     n->restart = false;
-    if (notice_state_of(aud) == NOTICE_MISSING)
+    if (!v) return nop_reject(n, 500, "internal", "out of memory");
+    enum notice_verdict nv = notice_apply_delete(&v->nu, n->id, n->old, &n->count);
+    view_commit(u, v);
+    if (nv == NV_MISSING)
         return nop_reject(n, 404, "not_found", "notice %u was deleted by another request while this one ran",
                           n->id);
-    if (!notice_same_set(aud, n->old)) { /* re-addressed since the key list was built */
+    if (nv == NV_RESTART) { /* re-addressed since the key list was built */
         n->restart = true;
         return WP_REJECT;
     }
-    for (int k = 2; k < u->nkeys; k++) {
-        if (!roaring_bitmap_contains(u->keys[k].bm, n->id)) continue;
-        roaring_bitmap_remove(u->keys[k].bm, n->id);
-        u->keys[k].dirty = true;
-    }
-    n->count = roaring_bitmap_get_cardinality(readers);
-    if (n->count) {
-        roaring_bitmap_clear(readers);
-        u->keys[1].dirty = true;
-    }
-    roaring_bitmap_clear(aud);
-    u->keys[0].dirty = true;
-    return WP_CHANGED;
+    return mutation_of(nv);
 }
 
 static void delete_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
@@ -325,20 +331,18 @@ void notice_delete(struct http_ctx *c)
 static enum wp_mutation mark_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
-    enum notice_state state = notice_state_of(u->keys[0].bm);
-    roaring_bitmap_t *readers = u->keys[1].bm;
+    bool dirty[2] = {false, false};
+    struct notice_unit nu = {u->keys[0].bm, u->keys[1].bm, NULL, NULL, 0, dirty};
+    enum notice_verdict nv = notice_apply_mark(&nu, n->user, n->read);
 
-    n->changed = false;
-    if (state == NOTICE_MISSING) return nop_reject(n, 404, "not_found", "no notice %u", n->id);
-    if (state == NOTICE_DELETING) return nop_reject(n, 404, "not_found", "notice %u is being deleted", n->id);
-    if (roaring_bitmap_contains(readers, n->user) == n->read) return WP_UNCHANGED;
-    if (n->read)
-        roaring_bitmap_add(readers, n->user);
-    else
-        roaring_bitmap_remove(readers, n->user);
-    u->keys[1].dirty = n->changed = true;
-    wp_key_flipped(&u->keys[1], n->user);
-    return WP_CHANGED;
+    n->changed = nv == NV_CHANGED;
+    if (nv == NV_MISSING) return nop_reject(n, 404, "not_found", "no notice %u", n->id);
+    if (nv == NV_DELETING) return nop_reject(n, 404, "not_found", "notice %u is being deleted", n->id);
+    if (n->changed) {
+        u->keys[1].dirty = true;
+        wp_key_flipped(&u->keys[1], n->user);
+    }
+    return mutation_of(nv);
 }
 
 static void mark_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
@@ -385,7 +389,8 @@ void notice_mark(struct http_ctx *c)
     bool read;
     struct nop *n;
 
-    if (!notice_param_id_or_reply(c, 0, &id) || !notice_param_user_or_reply(c, 1, &user) || !notice_no_query_or_reply(c) ||
+    if (!notice_param_id_or_reply(c, 0, &id) || !notice_param_user_or_reply(c, 1, &user) ||
+        !notice_no_query_or_reply(c) ||
         !http_body_or_reply(c) || !http_body_fields_or_reply(c, fields))
         return;
     if (!json_object_get(c->body, "read")) {
@@ -403,20 +408,10 @@ void notice_mark(struct http_ctx *c)
 static enum wp_mutation users_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct nop *n = arg;
-    roaring_bitmap_t *bm = u->keys[0].bm;
-    uint64_t before = roaring_bitmap_get_cardinality(bm);
-
-    if (n->replace) {
-        n->changed = !notice_same_set(bm, n->want);
-        if (n->changed) notice_set_to(bm, n->want);
-    } else {
-        roaring_bitmap_or_inplace(bm, n->want);
-        n->changed = roaring_bitmap_get_cardinality(bm) != before;
-    }
-    /* an audience whose users were never given has no row: writing even an empty set
-     * makes it a known (empty) audience */
-    u->keys[0].dirty = n->changed || !u->keys[0].found;
-    return u->keys[0].dirty ? WP_CHANGED : WP_UNCHANGED;
+    enum notice_verdict nv =
+        notice_apply_audience_users(u->keys[0].bm, u->keys[0].found, n->want, n->replace, &n->changed);
+    u->keys[0].dirty = nv == NV_CHANGED;
+    return mutation_of(nv);
 }
 
 static void users_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
