@@ -1,5 +1,6 @@
 /* test_inbox_rules.c — the message box's rules on plain values (inbox_rules.c), other
- * than the paging of test_paging.c: the unread count (a forced read of a message never
+ * than the paging of test_paging.c: the writes (push, read with and without force,
+ * read all, retract, history drop) on a user's two records, the unread count (a forced read of a message never
  * pushed does not count), counts between two ids at the ends of the id range, the
  * counts per period (seed 000's monthly boundaries, an empty "earlier", boundaries at
  * 0 and at the top), and the skip of a page number that would overflow. */
@@ -17,6 +18,71 @@ static roaring_bitmap_t *of(const uint32_t *ids, size_t n)
     assert_non_null(bm);
     roaring_bitmap_add_many(bm, n, ids);
     return bm;
+}
+
+static void test_writes(void **state)
+{
+    roaring_bitmap_t *push = roaring_bitmap_create(), *read = roaring_bitmap_create();
+    struct inbox_change ch;
+    static const uint32_t a[] = {10, 20, 30}, r1[] = {20}, bad[] = {20, 21, 22};
+
+    /* the seed's push of three messages, pushed again: only the first changes anything */
+    assert_int_equal(inbox_apply(INBOX_PUSH, &push, &read, a, 3, false, 0, &ch), INBOX_DONE);
+    assert_true(ch.push_changed);
+    assert_false(ch.read_changed);
+    assert_int_equal(ch.pushed, 3);
+    assert_int_equal(inbox_apply(INBOX_PUSH, &push, &read, a, 3, false, 0, &ch), INBOX_DONE);
+    assert_false(ch.push_changed || ch.read_changed);
+
+    /* a read of pushed ids; the unread count follows */
+    assert_int_equal(inbox_apply(INBOX_READ, &push, &read, r1, 1, false, 0, &ch), INBOX_DONE);
+    assert_true(ch.read_changed);
+    assert_int_equal(ch.unread, 2);
+
+    /* a read naming ids never pushed is refused whole, listing them; forced, it goes in */
+    assert_int_equal(inbox_apply(INBOX_READ, &push, &read, bad, 3, false, 0, &ch), INBOX_NOT_PUSHED);
+    assert_int_equal(ch.not_pushed, 2);
+    assert_int_equal(ch.first_not_pushed[0], 21);
+    assert_int_equal(ch.first_not_pushed[1], 22);
+    assert_int_equal(roaring_bitmap_get_cardinality(read), 1);
+    assert_int_equal(inbox_apply(INBOX_READ, &push, &read, bad, 3, true, 0, &ch), INBOX_DONE);
+    assert_int_equal(roaring_bitmap_get_cardinality(read), 3);
+    assert_int_equal(ch.unread, 2); /* 21 and 22 were never pushed: they do not lower it */
+
+    /* read all; retract one message from both records */
+    assert_int_equal(inbox_apply(INBOX_READ_ALL, &push, &read, NULL, 0, false, 0, &ch), INBOX_DONE);
+    assert_int_equal(ch.unread, 0);
+    static const uint32_t one[] = {20};
+    assert_int_equal(inbox_apply(INBOX_RETRACT, &push, &read, one, 1, false, 0, &ch), INBOX_DONE);
+    assert_true(ch.push_changed && ch.read_changed);
+    assert_false(roaring_bitmap_contains(push, 20) || roaring_bitmap_contains(read, 20));
+
+    /* history drop below 25: 10 goes from both, 30 stays; pushed_before is the count before */
+    assert_int_equal(inbox_apply(INBOX_DROP, &push, &read, NULL, 0, false, 25, &ch), INBOX_DONE);
+    assert_int_equal(ch.pushed_before, 2);
+    assert_int_equal(ch.pushed, 1);
+    assert_true(roaring_bitmap_contains(push, 30));
+    assert_false(roaring_bitmap_contains(read, 10));
+    assert_int_equal(roaring_bitmap_get_cardinality(read), 1); /* 21 and 22 were below it too */
+    assert_true(roaring_bitmap_contains(read, 30));
+    assert_int_equal(inbox_apply(INBOX_DROP, &push, &read, NULL, 0, false, 25, &ch), INBOX_DONE);
+    assert_false(ch.push_changed || ch.read_changed);
+    roaring_bitmap_free(push);
+    roaring_bitmap_free(read);
+}
+
+static void test_not_pushed_list_is_bounded(void **state)
+{
+    roaring_bitmap_t *push = roaring_bitmap_create(), *read = roaring_bitmap_create();
+    uint32_t ids[100];
+    struct inbox_change ch;
+    for (uint32_t i = 0; i < 100; i++) ids[i] = 1000 + i;
+    assert_int_equal(inbox_apply(INBOX_READ, &push, &read, ids, 100, false, 0, &ch), INBOX_NOT_PUSHED);
+    assert_int_equal(ch.not_pushed, 100);
+    assert_int_equal(ch.first_not_pushed[INBOX_NOT_PUSHED_LIST_MAX - 1], 1000 + INBOX_NOT_PUSHED_LIST_MAX - 1);
+    assert_true(roaring_bitmap_is_empty(read));
+    roaring_bitmap_free(push);
+    roaring_bitmap_free(read);
 }
 
 static void test_unread_count(void **state)
@@ -115,6 +181,8 @@ static void test_page_skip(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_writes),
+        cmocka_unit_test(test_not_pushed_list_is_bounded),
         cmocka_unit_test(test_unread_count),
         cmocka_unit_test(test_count_between),
         cmocka_unit_test(test_period_counts),

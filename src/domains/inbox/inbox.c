@@ -52,13 +52,13 @@ int64_t user_version(const struct wp_unit *u)
 struct user_write {
     struct http_ctx *c;
     struct wpath *wp;
-    enum user_op op;
+    enum inbox_op op;
     int64_t user;
     uint32_t *ids; /* sorted, distinct */
     size_t nids;
     bool force;
-    uint32_t bound;           /* OP_DROP: remove ids below */
-    uint64_t before_card;     /* OP_DROP: pushed count before */
+    uint32_t bound;           /* INBOX_DROP: remove ids below */
+    uint64_t before_card;     /* INBOX_DROP: pushed count before */
     uint64_t pushed, unread;  /* after this write, for the answer (set by mutate) */
     int reject_status;        /* set when mutate() rejects */
     json_t *reject_body;
@@ -91,33 +91,26 @@ static json_t *error_body(const char *code, const char *msg)
     return json_pack("{s:{s:s,s:s}}", "error", "code", code, "message", msg);
 }
 
-/* Every id must be pushed unless forced: otherwise 409 listing the first offenders. */
-static enum wp_mutation check_pushed(struct user_write *w, const roaring_bitmap_t *push)
+/* The 409 of a read of ids never pushed, listing the first of them. */
+static enum wp_mutation reject_not_pushed(struct user_write *w, const struct inbox_change *ch)
 {
     json_t *missing = json_array();
-    size_t count = 0;
-    for (size_t i = 0; i < w->nids; i++) {
-        if (roaring_bitmap_contains(push, w->ids[i])) continue;
-        if (count++ < NOT_PUSHED_LIST_MAX) json_array_append_new(missing, json_integer(w->ids[i]));
-    }
-    if (count == 0) {
-        json_decref(missing);
-        return WP_UNCHANGED;
-    }
     char msg[160];
+    size_t listed = ch->not_pushed < INBOX_NOT_PUSHED_LIST_MAX ? ch->not_pushed : INBOX_NOT_PUSHED_LIST_MAX;
+    for (size_t i = 0; i < listed; i++) json_array_append_new(missing, json_integer(ch->first_not_pushed[i]));
     snprintf(msg, sizeof(msg), "%zu message(s) were never pushed to user %lld; send \"force\": true to mark them anyway",
-             count, (long long)w->user);
+             ch->not_pushed, (long long)w->user);
     json_t *body = error_body("not_pushed", msg);
     json_object_set_new(json_object_get(body, "error"), "messages", missing);
     return reject(w, 409, body);
 }
 
+/* The write's rule is inbox_apply() (inbox_rules.c); here: the precondition, the
+ * answers of a refusal, and what the write path needs to know of the change. */
 static enum wp_mutation user_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
 {
     struct user_write *w = arg;
-    roaring_bitmap_t *push = u->keys[K_PUSH].bm, *read = u->keys[K_READ].bm;
-    uint64_t before_push = roaring_bitmap_get_cardinality(push);
-    uint64_t before_read = roaring_bitmap_get_cardinality(read);
+    struct inbox_change ch;
 
     if (w->c->has_if_match && w->c->if_match != user_version(u)) {
         char msg[128];
@@ -125,46 +118,26 @@ static enum wp_mutation user_mutate(struct wpath *wp, struct wp_unit *u, void *a
                  (long long)w->c->if_match);
         return reject(w, 412, error_body("precondition_failed", msg));
     }
-    switch (w->op) {
-    case OP_PUSH:
-        roaring_bitmap_add_many(push, w->nids, w->ids);
-        break;
-    case OP_READ:
-        if (!w->force && check_pushed(w, push) == WP_REJECT) return WP_REJECT;
-        roaring_bitmap_add_many(read, w->nids, w->ids);
-        break;
-    case OP_READ_ALL:
-        roaring_bitmap_or_inplace(read, push);
-        break;
-    case OP_RETRACT:
-        roaring_bitmap_remove(push, w->ids[0]);
-        roaring_bitmap_remove(read, w->ids[0]);
-        break;
-    case OP_DROP: {
-        w->before_card = before_push;
-        roaring_bitmap_t *p2 = codec_keep_from(push, w->bound), *r2 = codec_keep_from(read, w->bound);
-        if (!p2 || !r2) {
-            if (p2) roaring_bitmap_free(p2);
-            if (r2) roaring_bitmap_free(r2);
-            return reject(w, 500, error_body("internal", "out of memory"));
-        }
-        roaring_bitmap_free(push);
-        roaring_bitmap_free(read);
-        u->keys[K_PUSH].bm = push = p2;
-        u->keys[K_READ].bm = read = r2;
+    switch (inbox_apply(w->op, &u->keys[K_PUSH].bm, &u->keys[K_READ].bm, w->ids, w->nids, w->force, w->bound,
+                        &ch)) {
+    case INBOX_NOT_PUSHED:
+        return reject_not_pushed(w, &ch);
+    case INBOX_NO_MEMORY:
+        return reject(w, 500, error_body("internal", "out of memory"));
+    case INBOX_DONE:
         break;
     }
-    }
-    w->pushed = roaring_bitmap_get_cardinality(push);
-    if (w->op == OP_READ || w->op == OP_READ_ALL) w->unread = inbox_unread_count(push, read);
-    u->keys[K_PUSH].dirty = w->pushed != before_push;
-    u->keys[K_READ].dirty = roaring_bitmap_get_cardinality(read) != before_read;
-    if (w->nids > 0 && (w->op == OP_PUSH || w->op == OP_READ || w->op == OP_RETRACT))
+    w->pushed = ch.pushed;
+    if (w->op == INBOX_READ || w->op == INBOX_READ_ALL) w->unread = ch.unread;
+    if (w->op == INBOX_DROP) w->before_card = ch.pushed_before;
+    u->keys[K_PUSH].dirty = ch.push_changed;
+    u->keys[K_READ].dirty = ch.read_changed;
+    if (w->nids > 0 && (w->op == INBOX_PUSH || w->op == INBOX_READ || w->op == INBOX_RETRACT))
         for (int k = 0; k < 2; k++) /* ids are sorted: the changes lie between the ends */
             if (u->keys[k].dirty) wp_key_narrow(&u->keys[k], w->ids[0], w->ids[w->nids - 1]);
+    (void)wp;
     return u->keys[K_PUSH].dirty || u->keys[K_READ].dirty ? WP_CHANGED : WP_UNCHANGED;
 }
-
 
 static void user_write_done(struct wpath *wp, enum wp_status st, const char *msg, void *arg)
 {
@@ -182,21 +155,21 @@ static void user_write_done(struct wpath *wp, enum wp_status st, const char *msg
     } else {
         int64_t v = user_version(u);
         switch (w->op) {
-        case OP_PUSH:
+        case INBOX_PUSH:
             periods_note_push(c->app, w->ids, w->nids);
             out = json_pack("{s:I,s:I,s:I}", "user", (json_int_t)w->user, "pushed", (json_int_t)w->pushed,
                             "version", (json_int_t)v);
             break;
-        case OP_READ:
-        case OP_READ_ALL:
+        case INBOX_READ:
+        case INBOX_READ_ALL:
             out = json_pack("{s:I,s:I,s:I}", "user", (json_int_t)w->user, "unread", (json_int_t)w->unread,
                             "version", (json_int_t)v);
             break;
-        case OP_RETRACT:
+        case INBOX_RETRACT:
             out = json_pack("{s:I,s:I,s:I}", "user", (json_int_t)w->user, "pushed", (json_int_t)w->pushed,
                             "version", (json_int_t)v);
             break;
-        case OP_DROP:
+        case INBOX_DROP:
         default:
             out = json_pack("{s:I,s:I,s:I,s:I}", "user", (json_int_t)w->user, "removed",
                             (json_int_t)(w->before_card - w->pushed), "pushed", (json_int_t)w->pushed, "version",
@@ -268,7 +241,7 @@ void inbox_push(struct http_ctx *c)
     if (!http_param_user_or_reply(c, 0, &user) || !http_body_or_reply(c) ||
         !http_body_fields_or_reply(c, fields) || !body_msg_ids_or_reply(c, "messages", &ids, &n))
         return;
-    user_write_start(c, &(struct user_write_args){OP_PUSH, user, ids, n, false, 0});
+    user_write_start(c, &(struct user_write_args){INBOX_PUSH, user, ids, n, false, 0});
 }
 
 /* POST /v1/users/{user}/reads {"messages": [ids], "force": bool} | {"all": true} */
@@ -289,7 +262,7 @@ void inbox_read(struct http_ctx *c)
         return;
     }
     if (!all && !body_msg_ids_or_reply(c, "messages", &ids, &n)) return;
-    user_write_start(c, &(struct user_write_args){all ? OP_READ_ALL : OP_READ, user, ids, n, force, 0});
+    user_write_start(c, &(struct user_write_args){all ? INBOX_READ_ALL : INBOX_READ, user, ids, n, force, 0});
 }
 
 /* DELETE /v1/users/{user}/messages/{msg} */
@@ -304,7 +277,7 @@ void inbox_retract(struct http_ctx *c)
         return;
     }
     ids[0] = msg;
-    user_write_start(c, &(struct user_write_args){OP_RETRACT, user, ids, 1, false, 0});
+    user_write_start(c, &(struct user_write_args){INBOX_RETRACT, user, ids, 1, false, 0});
 }
 
 /* ---- fan-out ----------------------------------------------------------------------------- */

@@ -204,7 +204,7 @@ static void drop_user_start(struct http_ctx *c, uint32_t bound)
 {
     int64_t user;
     if (!http_param_user_or_reply(c, 0, &user)) return;
-    user_write_start(c, &(struct user_write_args){OP_DROP, user, NULL, 0, false, bound});
+    user_write_start(c, &(struct user_write_args){INBOX_DROP, user, NULL, 0, false, bound});
 }
 
 /* POST /v1/users/{user}/history/drop {"before": id} | {"before_period": "YYYY-MM"} */

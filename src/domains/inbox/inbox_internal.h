@@ -8,12 +8,13 @@
 #include <libpq-fe.h>
 
 #include "domains/inbox/inbox.h"
+#include "domains/inbox/inbox_rules.h"
 #include "http/http.h"
 #include "store/wpath.h"
 
 enum { K_PUSH = 0, K_READ = 1 }; /* a user's two keys, in unit order */
 
-#define NOT_PUSHED_LIST_MAX 20 /* ids listed in a 409 not_pushed */
+#define NOT_PUSHED_LIST_MAX INBOX_NOT_PUSHED_LIST_MAX /* ids or users an error lists */
 
 /* message:push:{user} or message:read:{user} into buf (WP_KEY_MAX bytes); its length. */
 size_t inbox_key(char *buf, int which, int64_t user);
@@ -25,10 +26,8 @@ json_t *unit_error_json(const struct wp_unit *u);
 /* A user's version: the sum of the two rows' versions (the ETag). */
 int64_t user_version(const struct wp_unit *u);
 
-enum user_op { OP_PUSH, OP_READ, OP_READ_ALL, OP_RETRACT, OP_DROP };
-
 struct user_write_args {
-    enum user_op op;
+    enum inbox_op op;
     int64_t user;
     uint32_t *ids; /* owned by the write from here on */
     size_t nids;

@@ -1,6 +1,8 @@
 /* inbox_rules.c — the message box's rules on plain values (inbox_rules.h). */
 #include "domains/inbox/inbox_rules.h"
 
+#include "store/codec.h" /* codec_keep_from */
+
 size_t inbox_page(const roaring_bitmap_t *bm, bool cursor, uint64_t skip, uint64_t before,
                   size_t limit, uint32_t *out, bool *more)
 {
@@ -22,6 +24,62 @@ size_t inbox_page(const roaring_bitmap_t *bm, bool cursor, uint64_t skip, uint64
         out[n - 1 - i] = t;
     }
     return n;
+}
+
+enum inbox_verdict inbox_apply(enum inbox_op op, roaring_bitmap_t **push, roaring_bitmap_t **read,
+                               const uint32_t *ids, size_t nids, bool force, uint32_t bound,
+                               struct inbox_change *out)
+{
+    uint64_t before_push = roaring_bitmap_get_cardinality(*push);
+    uint64_t before_read = roaring_bitmap_get_cardinality(*read);
+
+    *out = (struct inbox_change){0};
+    switch (op) {
+    case INBOX_PUSH:
+        roaring_bitmap_add_many(*push, nids, ids);
+        break;
+    case INBOX_READ:
+        if (!force) {
+            for (size_t i = 0; i < nids; i++) {
+                if (roaring_bitmap_contains(*push, ids[i])) continue;
+                if (out->not_pushed < INBOX_NOT_PUSHED_LIST_MAX) out->first_not_pushed[out->not_pushed] = ids[i];
+                out->not_pushed++;
+            }
+            if (out->not_pushed) return INBOX_NOT_PUSHED;
+        }
+        roaring_bitmap_add_many(*read, nids, ids);
+        break;
+    case INBOX_READ_ALL:
+        roaring_bitmap_or_inplace(*read, *push);
+        break;
+    case INBOX_RETRACT:
+        if (nids) {
+            roaring_bitmap_remove(*push, ids[0]);
+            roaring_bitmap_remove(*read, ids[0]);
+        }
+        break;
+    case INBOX_DROP: {
+        roaring_bitmap_t *p2 = codec_keep_from(*push, bound), *r2 = codec_keep_from(*read, bound);
+        if (!p2 || !r2) {
+            if (p2) roaring_bitmap_free(p2);
+            if (r2) roaring_bitmap_free(r2);
+            return INBOX_NO_MEMORY;
+        }
+        out->pushed_before = before_push;
+        roaring_bitmap_free(*push);
+        roaring_bitmap_free(*read);
+        *push = p2;
+        *read = r2;
+        break;
+    }
+    }
+    out->pushed = roaring_bitmap_get_cardinality(*push);
+    if (op == INBOX_READ || op == INBOX_READ_ALL) out->unread = inbox_unread_count(*push, *read);
+    /* the records only grow (push, read) or only shrink (retract, drop): a change is a
+     * change of count */
+    out->push_changed = out->pushed != before_push;
+    out->read_changed = roaring_bitmap_get_cardinality(*read) != before_read;
+    return INBOX_DONE;
 }
 
 uint64_t inbox_page_skip(int64_t page, size_t limit)
