@@ -1,6 +1,7 @@
 /* resp.h — the Redis-protocol front end: a TCP listener, one state per client,
  * pipelined commands answered in order, connection-level commands (PING, HELLO,
- * AUTH, CLIENT, COMMAND, INFO, CONFIG GET …). Data commands live in rkv.c. */
+ * AUTH, CLIENT, COMMAND, INFO, CONFIG GET …, in resp_conn.c). Data commands live in
+ * rkv.c and the cmd_*.c files (rkv.h). */
 #ifndef BITMAPD_RESP_H
 #define BITMAPD_RESP_H
 

@@ -2,7 +2,7 @@
  * "Chunked rows"): which keys this instance last saw chunked (their writes take the
  * statement that also writes chunk rows), the chunk directories of the versions it
  * knows, the chunk rows a write sends, and a loaded key's chunk rows joined back into
- * one value. Used by store.c (and by relayout.c, to fold flips). */
+ * one value. Used by the store (store_cas.c, store_load.c) and by relayout.c, to fold flips. */
 #ifndef BITMAPD_STORE_CHUNKS_H
 #define BITMAPD_STORE_CHUNKS_H
 

@@ -1,5 +1,5 @@
 /* store_metrics.c — the store's figures on GET /metrics: the pool (db.c), group
- * commit and coalesced loads (store.c), the write-behind log (store_wlog.c) and the
+ * commit and coalesced loads (store_cas.c, store_load.c), the write-behind log (store_wlog.c) and the
  * cache (cache.c). store_new registers it with the metrics registry. */
 #include <stdio.h>
 

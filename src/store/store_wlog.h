@@ -1,7 +1,7 @@
 /* store_wlog.h — the write-behind log (docs/design.md, "Write-behind log"), the part
  * of the store that holds the lease, keeps the images of the writes acknowledged but
  * not folded yet ("pending"), folds them into bitmapd.bitmaps and recovers a log left
- * behind. store.c sends the appends themselves (they are write statements like the
+ * behind. store_cas.c sends the appends themselves (they are write statements like the
  * others) and asks this module what a write may do. Internal to the store. */
 #ifndef BITMAPD_STORE_WLOG_H
 #define BITMAPD_STORE_WLOG_H

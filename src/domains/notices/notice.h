@@ -17,7 +17,7 @@
 
 struct http_ctx;
 
-/* Route handlers (src/http.c). Each answers exactly once. */
+/* Route handlers (the table of src/app/routes.c). Each answers exactly once. */
 void notice_create(struct http_ctx *c);         /* POST   /v1/notices */
 void notice_update(struct http_ctx *c);         /* PUT    /v1/notices/{id} */
 void notice_delete(struct http_ctx *c);         /* DELETE /v1/notices/{id} */
