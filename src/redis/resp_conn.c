@@ -434,6 +434,30 @@ static void info_finish(struct rcmd *c, long long keys, const char *err)
     rcmd_finish(c);
 }
 
+/* A 40-hex-digit id drawn once per process, like Redis's run_id and replication id. */
+static const char *process_id_hex(int which)
+{
+    static char ids[2][41];
+    if (!ids[which][0])
+        for (int i = 0; i < 40; i++) ids[which][i] = "0123456789abcdef"[rand() & 15];
+    return ids[which];
+}
+
+/* n bytes as Redis's *_human fields write them (1.50K, 2.00M …). */
+static void human_bytes(char *buf, size_t len, double n)
+{
+    static const char units[] = "BKMGTP";
+    int u = 0;
+    while (n >= 1024 && u < 5) {
+        n /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, len, "%.0fB", n);
+    else
+        snprintf(buf, len, "%.2f%c", n, units[u]);
+}
+
 static void cmd_info(struct rcmd *c)
 {
     struct resp_server *srv = c->client_gone ? NULL : cl_of(c)->srv;
@@ -445,30 +469,86 @@ static void cmd_info(struct rcmd *c)
     }
     getrusage(RUSAGE_SELF, &ru);
     if (want_section(c, "server", true)) {
+        struct timeval now;
+        long long up = (long long)(time(NULL) - c->app->started);
+        gettimeofday(&now, NULL);
         section(t, "Server");
         evbuffer_add_printf(t,
-                            "redis_version:%s\r\nbitmapd_version:%s\r\nredis_mode:standalone\r\n"
-                            "os:Linux\r\narch_bits:64\r\nprocess_id:%ld\r\ntcp_port:%d\r\n"
-                            "uptime_in_seconds:%lld\r\n",
-                            REDIS_COMPAT_VERSION, BITMAPD_VERSION, (long)getpid(), c->app->cfg->resp_port,
-                            (long long)(time(NULL) - c->app->started));
+                            "redis_version:%s\r\nbitmapd_version:%s\r\nredis_git_sha1:00000000\r\n"
+                            "redis_git_dirty:0\r\nredis_mode:standalone\r\nos:Linux\r\narch_bits:64\r\n"
+                            "multiplexing_api:%s\r\nprocess_id:%ld\r\nprocess_supervised:no\r\nrun_id:%s\r\n"
+                            "tcp_port:%d\r\nserver_time_usec:%lld\r\nuptime_in_seconds:%lld\r\n"
+                            "uptime_in_days:%lld\r\n",
+                            REDIS_COMPAT_VERSION, BITMAPD_VERSION, event_base_get_method(c->app->base),
+                            (long)getpid(), process_id_hex(0), c->app->cfg->resp_port,
+                            (long long)now.tv_sec * 1000000 + now.tv_usec, up, up / 86400);
     }
     if (want_section(c, "clients", true)) {
         section(t, "Clients");
-        evbuffer_add_printf(t, "connected_clients:%d\r\nmaxclients:%d\r\n", srv ? srv->nclients : 0,
-                            c->app->cfg->resp_max_clients);
+        evbuffer_add_printf(t,
+                            "connected_clients:%d\r\ncluster_connections:0\r\nmaxclients:%d\r\n"
+                            "blocked_clients:0\r\ntracking_clients:0\r\n",
+                            srv ? srv->nclients : 0, c->app->cfg->resp_max_clients);
     }
     if (want_section(c, "memory", true)) {
+        char used[32], rss[32];
+        size_t heap = heap_used();
+        long long rss_bytes = (long long)ru.ru_maxrss * 1024;
+        human_bytes(used, sizeof(used), (double)heap);
+        human_bytes(rss, sizeof(rss), (double)rss_bytes);
         section(t, "Memory");
-        evbuffer_add_printf(t, "used_memory:%zu\r\nused_memory_rss:%lld\r\nmaxmemory:0\r\n"
-                               "maxmemory_policy:noeviction\r\n",
-                            heap_used(), (long long)ru.ru_maxrss * 1024);
+        evbuffer_add_printf(t,
+                            "used_memory:%zu\r\nused_memory_human:%s\r\nused_memory_rss:%lld\r\n"
+                            "used_memory_rss_human:%s\r\nmaxmemory:0\r\nmaxmemory_human:0B\r\n"
+                            "maxmemory_policy:noeviction\r\nmem_allocator:%s\r\n",
+                            heap, used, rss_bytes, rss,
+#ifdef BITMAPD_JEMALLOC
+                            "jemalloc"
+#else
+                            "libc"
+#endif
+        );
+    }
+    if (want_section(c, "persistence", true)) {
+        /* nothing to save: every write is committed to PostgreSQL before its reply */
+        section(t, "Persistence");
+        evbuffer_add_printf(t,
+                            "loading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:0\r\n"
+                            "rdb_bgsave_in_progress:0\r\nrdb_last_save_time:%lld\r\nrdb_last_bgsave_status:ok\r\n"
+                            "aof_enabled:0\r\naof_rewrite_in_progress:0\r\naof_last_write_status:ok\r\n",
+                            (long long)c->app->started);
     }
     if (want_section(c, "stats", true)) {
         section(t, "Stats");
-        evbuffer_add_printf(t, "total_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
-                               "rejected_connections:%llu\r\n",
+        evbuffer_add_printf(t,
+                            "total_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
+                            "rejected_connections:%llu\r\nexpired_keys:0\r\nevicted_keys:0\r\n",
                             srv ? srv->connections : 0, srv ? srv->commands : 0, srv ? srv->rejected : 0);
+    }
+    if (want_section(c, "replication", true)) {
+        section(t, "Replication");
+        evbuffer_add_printf(t,
+                            "role:master\r\nconnected_slaves:0\r\nmaster_failover_state:no-failover\r\n"
+                            "master_replid:%s\r\nmaster_replid2:0000000000000000000000000000000000000000\r\n"
+                            "master_repl_offset:0\r\nsecond_repl_offset:-1\r\nrepl_backlog_active:0\r\n"
+                            "repl_backlog_size:0\r\nrepl_backlog_first_byte_offset:0\r\nrepl_backlog_histlen:0\r\n",
+                            process_id_hex(1));
+    }
+    if (want_section(c, "cpu", true)) {
+        struct rusage ch;
+        getrusage(RUSAGE_CHILDREN, &ch);
+        section(t, "CPU");
+        evbuffer_add_printf(t,
+                            "used_cpu_sys:%ld.%06ld\r\nused_cpu_user:%ld.%06ld\r\nused_cpu_sys_children:%ld.%06ld\r\n"
+                            "used_cpu_user_children:%ld.%06ld\r\n",
+                            (long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec, (long)ru.ru_utime.tv_sec,
+                            (long)ru.ru_utime.tv_usec, (long)ch.ru_stime.tv_sec, (long)ch.ru_stime.tv_usec,
+                            (long)ch.ru_utime.tv_sec, (long)ch.ru_utime.tv_usec);
+    }
+    if (want_section(c, "modules", true)) section(t, "Modules");
+    if (want_section(c, "cluster", true)) {
+        section(t, "Cluster");
+        evbuffer_add(t, "cluster_enabled:0\r\n", 19);
     }
     if (want_section(c, "bitmapd", false)) {
         struct cache_stats cs;

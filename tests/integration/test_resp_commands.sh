@@ -29,8 +29,26 @@ rc "CLIENT bad subcommand" "ERR unknown subcommand 'nope'. Try CLIENT HELP." CLI
 check_match "COMMAND COUNT" '^[0-9]+$' "$(rcli COMMAND COUNT)"
 check_match "COMMAND DOCS lists setbit" 'Sets or clears the bit' "$(rcli COMMAND DOCS setbit)"
 check_match "COMMAND INFO bitcount" 'bitcount' "$(rcli COMMAND INFO bitcount)"
-check_match "INFO has the five sections" 'Server.*Clients.*Memory.*Stats.*Keyspace' "$(rcli INFO | tr -d '\r' | tr '\n' ' ')"
+check "INFO: Redis 7's default sections, in its order" \
+  "Server Clients Memory Persistence Stats Replication CPU Modules Cluster Keyspace " \
+  "$(rcli INFO | tr -d '\r' | sed -n 's/^# //p' | tr '\n' ' ')"
 check_match "INFO server: redis_version" 'redis_version:7' "$(rcli INFO server)"
+check_match "INFO server: a 40-digit run_id" '^run_id:[0-9a-f]{40}$' "$(rcli INFO server | tr -d '\r' | grep '^run_id:')"
+check "INFO server: the same run_id each time" "$(rcli INFO server | tr -d '\r' | grep '^run_id:')" \
+  "$(rcli INFO server | tr -d '\r' | grep '^run_id:')"
+# clients that pick a cluster or a standalone client read this (redis-py's harness among them)
+check "INFO cluster: cluster_enabled:0 alone" "$(printf '# Cluster\ncluster_enabled:0')" "$(rcli INFO cluster | tr -d '\r')"
+check "INFO replication: a master with no replicas" "role:master connected_slaves:0 " \
+  "$(rcli INFO replication | tr -d '\r' | grep -E '^(role|connected_slaves):' | tr '\n' ' ')"
+check "INFO persistence: nothing left unsaved, no AOF" "rdb_changes_since_last_save:0 aof_enabled:0 " \
+  "$(rcli INFO persistence | tr -d '\r' | grep -E '^(rdb_changes_since_last_save|aof_enabled):' | tr '\n' ' ')"
+check_match "INFO memory: used_memory_human" '^used_memory_human:[0-9.]+[BKMG]$' \
+  "$(rcli INFO memory | tr -d '\r' | grep '^used_memory_human:')"
+check_match "INFO cpu: used_cpu_user" '^used_cpu_user:[0-9]+\.[0-9]{6}$' "$(rcli INFO cpu | tr -d '\r' | grep '^used_cpu_user:')"
+check "INFO of two sections: those two" "Clients Cluster " \
+  "$(rcli INFO clients cluster | tr -d '\r' | sed -n 's/^# //p' | tr '\n' ' ')"
+check_match "INFO all: the bitmapd section too" 'Cluster Bitmapd Keyspace' \
+  "$(rcli INFO all | tr -d '\r' | sed -n 's/^# //p' | tr '\n' ' ')"
 check "CONFIG GET databases" "$(printf 'databases\n1')" "$(rcli CONFIG GET databases)"
 check "CONFIG GET of an unknown parameter: empty" "" "$(rcli CONFIG GET no-such-thing)"
 check_match "TIME: seconds and microseconds" '^[0-9]+ [0-9]+ $' "$(rcli TIME | tr '\n' ' ')"
