@@ -2,6 +2,7 @@
  * value stored as the set bits of its bytes and its length (bitval.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #include "redis/bitval.h"
@@ -212,3 +213,231 @@ static enum wp_mutation append_mut(struct kwrite *w, struct wp_unit *u)
 }
 
 void cmd_append(struct rcmd *c) { kwrite1(c, append_mut, rkv_reply_n, NULL, NULL); }
+
+/* ---- many keys: MGET MSET MSETNX --------------------------------------------------------- */
+
+static char msetnx_flag;                           /* MSET's extra: NULL; MSETNX's: this */
+static void keep_static(void *arg) { (void)arg; } /* extra that points to static data */
+
+static void mget_read(struct rcmd *c, struct kval *v, size_t n)
+{
+    rr_array(&c->r, n);
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].exists)
+            rr_nil(&c->r);
+        else
+            reply_range(c, &v[i], 0, -1); /* an error in place of that key's value past the cap */
+    }
+    rcmd_finish(c);
+}
+
+void cmd_mget(struct rcmd *c)
+{
+    const struct rarg **keys = malloc(c->argc * sizeof(*keys));
+    if (!keys) return rkv_fail(c, "ERR out of memory");
+    for (size_t i = 1; i < c->argc; i++) keys[i - 1] = &c->argv[i];
+    kread(c, keys, c->argc - 1, mget_read);
+    free(keys);
+}
+
+/* MSET and MSETNX: every key:value pair in one unit, so they commit together; a key
+ * named twice takes its last value, as in Redis. extra: true for MSETNX. */
+static enum wp_mutation mset_mut(struct kwrite *w, struct wp_unit *u)
+{
+    bool nx = w->extra != NULL;
+    w->n = 1;
+    if (nx)
+        for (size_t i = 1; i < w->c->argc; i += 2)
+            if (rkv_unit_val(u, w->slot[i]).exists) {
+                w->n = 0; /* MSETNX sets nothing when any key exists */
+                return WP_UNCHANGED;
+            }
+    for (size_t i = 1; i + 1 < w->c->argc; i += 2) {
+        const struct rarg *val = &w->c->argv[i + 1];
+        roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)val->ptr, val->len);
+        if (!bm) {
+            snprintf(w->err, sizeof(w->err), "ERR out of memory");
+            return WP_REJECT;
+        }
+        rkv_unit_put(u, w->slot[i], bm, (int64_t)val->len);
+    }
+    return WP_CHANGED;
+}
+
+static void mset(struct rcmd *c, bool nx)
+{
+    size_t n = (c->argc - 1) / 2, *args;
+    if (c->argc % 2 == 0) { /* a key without its value */
+        rr_error(&c->r, "ERR wrong number of arguments for '%s' command", nx ? "msetnx" : "mset");
+        return rcmd_finish(c);
+    }
+    if (!(args = malloc(n * sizeof(*args)))) return rkv_fail(c, "ERR out of memory");
+    for (size_t i = 0; i < n; i++) args[i] = 1 + 2 * i;
+    kwrite_ex(c, args, n, mset_mut, nx ? rkv_reply_n : rkv_reply_ok, nx ? &msetnx_flag : NULL, keep_static);
+    free(args);
+}
+
+void cmd_mset(struct rcmd *c) { mset(c, false); }
+void cmd_msetnx(struct rcmd *c) { mset(c, true); }
+
+/* ---- one key: SETNX GETSET GETDEL ---------------------------------------------------------- */
+
+/* SETNX key value: SET … NX answering 1 or 0 */
+static enum wp_mutation setnx_mut(struct kwrite *w, struct wp_unit *u)
+{
+    const struct rarg *val = &w->c->argv[2];
+    w->n = 0;
+    if (rkv_unit_val(u, 0).exists) return WP_UNCHANGED;
+    roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)val->ptr, val->len);
+    if (!bm) {
+        snprintf(w->err, sizeof(w->err), "ERR out of memory");
+        return WP_REJECT;
+    }
+    rkv_unit_put(u, 0, bm, (int64_t)val->len);
+    w->n = 1;
+    return WP_CHANGED;
+}
+
+void cmd_setnx(struct rcmd *c) { kwrite1(c, setnx_mut, rkv_reply_n, NULL, NULL); }
+
+/* The old value of GETSET and GETDEL, taken in the mutation (it may run again after a
+ * conflict: each run takes it afresh). */
+struct old_value {
+    bool exists;
+    uint8_t *bytes;
+    size_t len;
+};
+
+static void old_value_free(void *arg)
+{
+    struct old_value *o = arg;
+    free(o->bytes);
+    free(o);
+}
+
+static bool take_old(struct kwrite *w, const struct kval *v)
+{
+    struct old_value *o = w->extra;
+    free(o->bytes);
+    o->bytes = NULL;
+    o->len = 0;
+    o->exists = v->exists;
+    if (v->exists &&
+        !bv_getrange(v->bm, v->len, 0, -1, (size_t)w->c->app->cfg->resp_max_value_bytes, &o->bytes, &o->len)) {
+        snprintf(w->err, sizeof(w->err), "ERR bitmapd: the old value is larger than [resp] max_value_bytes");
+        return false;
+    }
+    return true;
+}
+
+static void reply_old(struct kwrite *w)
+{
+    struct old_value *o = w->extra;
+    if (o->exists)
+        rr_bulk(&w->c->r, o->bytes, o->len);
+    else
+        rr_nil(&w->c->r);
+}
+
+/* GETSET key value: SET … GET */
+static enum wp_mutation getset_mut(struct kwrite *w, struct wp_unit *u)
+{
+    const struct rarg *val = &w->c->argv[2];
+    struct kval v = rkv_unit_val(u, 0);
+    if (!take_old(w, &v)) return WP_REJECT;
+    roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)val->ptr, val->len);
+    if (!bm) {
+        snprintf(w->err, sizeof(w->err), "ERR out of memory");
+        return WP_REJECT;
+    }
+    rkv_unit_put(u, 0, bm, (int64_t)val->len);
+    return WP_CHANGED;
+}
+
+/* GETDEL key: the value, and the key deleted (as DEL: emptied, never removed) */
+static enum wp_mutation getdel_mut(struct kwrite *w, struct wp_unit *u)
+{
+    struct kval v = rkv_unit_val(u, 0);
+    if (!take_old(w, &v)) return WP_REJECT;
+    if (!v.exists) return WP_UNCHANGED;
+    if (!rkv_unit_delete(u, 0)) {
+        snprintf(w->err, sizeof(w->err), "ERR out of memory");
+        return WP_REJECT;
+    }
+    return WP_CHANGED;
+}
+
+static void old_value_write(struct rcmd *c, kmut_fn *mut)
+{
+    struct old_value *o = calloc(1, sizeof(*o));
+    if (!o) return rkv_fail(c, "ERR out of memory");
+    kwrite1(c, mut, reply_old, o, old_value_free);
+}
+
+void cmd_getset(struct rcmd *c) { old_value_write(c, getset_mut); }
+void cmd_getdel(struct rcmd *c) { old_value_write(c, getdel_mut); }
+
+/* ---- counters: INCR DECR INCRBY DECRBY ---------------------------------------------------------
+ * The value is a base-10 signed 64-bit integer as Redis writes it (string2ll: no
+ * sign but '-', no leading zero, no space); a missing key is 0. The result is
+ * stored as its decimal text. */
+
+#define LONG_STR_MAX 21 /* "-9223372036854775808" and a NUL */
+
+static enum wp_mutation incr_mut(struct kwrite *w, struct wp_unit *u)
+{
+    long long by = *(long long *)w->extra, cur = 0;
+    struct kval v = rkv_unit_val(u, 0);
+
+    if (v.exists) {
+        uint8_t *buf = NULL;
+        size_t n = 0;
+        bool ok = v.len < LONG_STR_MAX && bv_getrange(v.bm, v.len, 0, -1, LONG_STR_MAX, &buf, &n) &&
+                  rproto_string2ll((const char *)buf, n, &cur);
+        free(buf);
+        if (!ok) {
+            snprintf(w->err, sizeof(w->err), "ERR value is not an integer or out of range");
+            return WP_REJECT;
+        }
+    }
+    if ((by < 0 && cur < 0 && by < LLONG_MIN - cur) || (by > 0 && cur > 0 && by > LLONG_MAX - cur)) {
+        snprintf(w->err, sizeof(w->err), "ERR increment or decrement would overflow");
+        return WP_REJECT;
+    }
+    char text[LONG_STR_MAX];
+    int len = snprintf(text, sizeof(text), "%lld", cur + by);
+    roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)text, (size_t)len);
+    if (!bm) {
+        snprintf(w->err, sizeof(w->err), "ERR out of memory");
+        return WP_REJECT;
+    }
+    rkv_unit_put(u, 0, bm, len);
+    w->n = cur + by;
+    return WP_CHANGED;
+}
+
+static void incr(struct rcmd *c, long long by)
+{
+    long long *arg = malloc(sizeof(*arg));
+    if (!arg) return rkv_fail(c, "ERR out of memory");
+    *arg = by;
+    kwrite1(c, incr_mut, rkv_reply_n, arg, NULL);
+}
+
+void cmd_incr(struct rcmd *c) { incr(c, 1); }
+void cmd_decr(struct rcmd *c) { incr(c, -1); }
+
+void cmd_incrby(struct rcmd *c)
+{
+    long long by;
+    if (!rkv_parse_int(c, &c->argv[2], &by)) return rcmd_finish(c);
+    incr(c, by);
+}
+
+void cmd_decrby(struct rcmd *c)
+{
+    long long by;
+    if (!rkv_parse_int(c, &c->argv[2], &by)) return rcmd_finish(c);
+    if (by == LLONG_MIN) return rkv_fail(c, "ERR decrement would overflow");
+    incr(c, -by);
+}

@@ -86,13 +86,24 @@ void cmd_bitop(struct rcmd *c);
 void cmd_bitfield(struct rcmd *c);
 void cmd_bitfield_ro(struct rcmd *c);
 
-/* The string commands (cmd_string.c): GET SET STRLEN GETRANGE SETRANGE APPEND */
+/* The string commands (cmd_string.c): GET SET STRLEN GETRANGE SETRANGE APPEND MGET MSET
+ * MSETNX SETNX GETSET GETDEL INCR DECR INCRBY DECRBY */
 void cmd_get(struct rcmd *c);
 void cmd_strlen(struct rcmd *c);
 void cmd_getrange(struct rcmd *c);
 void cmd_set(struct rcmd *c);
 void cmd_setrange(struct rcmd *c);
 void cmd_append(struct rcmd *c);
+void cmd_mget(struct rcmd *c);
+void cmd_mset(struct rcmd *c);
+void cmd_msetnx(struct rcmd *c);
+void cmd_setnx(struct rcmd *c);
+void cmd_getset(struct rcmd *c);
+void cmd_getdel(struct rcmd *c);
+void cmd_incr(struct rcmd *c);
+void cmd_decr(struct rcmd *c);
+void cmd_incrby(struct rcmd *c);
+void cmd_decrby(struct rcmd *c);
 
 /* The keyspace commands (cmd_keyspace.c): DEL UNLINK EXISTS TYPE RENAME RENAMENX COPY DBSIZE SCAN KEYS */
 void cmd_del(struct rcmd *c);

@@ -196,6 +196,25 @@ rc "an empty string exists" 1 EXISTS empty
 rc "its length is 0" 0 STRLEN empty
 rc "binary value with a tab" OK SET bin "$(printf 'a\tb')"
 
+echo "# the string commands next to bitmaps: MGET MSET MSETNX SETNX GETSET GETDEL INCR…"
+rcli DEL sc:a sc:b sc:c sc:n >/dev/null
+rc "MSET: a key named twice takes its last value" OK MSET sc:a 1 sc:b x sc:a 5
+check "MGET: values, nil for a missing key" "$(printf '5\nx\n')" "$(rcli MGET sc:a sc:b sc:c)"
+rc "MSETNX: nothing when one key exists" 0 MSETNX sc:c 1 sc:a 2
+rc "MSET with a key and no value: Redis's arity text" "ERR wrong number of arguments for 'mset' command" MSET sc:a
+rc "SETNX on an existing key" 0 SETNX sc:a 9
+rc "GETSET answers the old value" 5 GETSET sc:a 10
+rc "INCR of a number" 11 INCR sc:a
+rc "INCRBY a negative amount" -9 INCRBY sc:a -20
+rc "INCR of a missing key starts at 0" 1 INCR sc:n
+rc "INCR of text: Redis's error" "ERR value is not an integer or out of range" INCR sc:b
+rc "DECRBY the smallest integer: Redis's error" "ERR decrement would overflow" DECRBY sc:a -9223372036854775808
+rcli SET sc:c 9223372036854775807 >/dev/null
+rc "INCR past 2^63-1: Redis's error" "ERR increment or decrement would overflow" INCR sc:c
+rc "GETDEL answers the value" -9 GETDEL sc:a
+rc "GETDEL deleted the key" 0 EXISTS sc:a
+check "GET of a counter: its decimal text" 1 "$(rcli GET sc:n)"
+
 echo "# keyspace"
 rcli DEL k1 k2 k3 >/dev/null
 rcli SETBIT k1 1 1 >/dev/null

@@ -596,6 +596,75 @@ static void gen_copy(struct gen *g, struct cmd *c)
     grows(c, g->len[src]);
 }
 
+/* A value for the counters: integers at and near the edges of 64 bits, and text
+ * that is almost one (a sign, a leading zero, a space) or is not. */
+static size_t push_number(struct gen *g, struct cmd *c)
+{
+    static const char *const odd[] = {"9223372036854775807", "-9223372036854775808", "9223372036854775806",
+                                      "-9223372036854775807", "9223372036854775808", "0", "-0", "007", "+1",
+                                      " 1", "1 ", "1.5", "", "12a", "-", "18446744073709551616"};
+    char buf[32];
+    int n;
+    if (chance(g, 4)) {
+        const char *t = odd[rnd(g, COUNT_OF(odd))];
+        cmd_push_str(c, t);
+        return strlen(t);
+    }
+    n = snprintf(buf, sizeof buf, "%lld", (long long)rnd_range(g, -1000, 1000));
+    cmd_push(c, buf, (size_t)n);
+    return (size_t)n;
+}
+
+/* SET key <integer-ish>: gives the counters something to count */
+static void gen_set_number(struct gen *g, struct cmd *c)
+{
+    push_any_key(g, c);
+    grows(c, (long long)push_number(g, c));
+}
+
+/* INCRBY key n | DECRBY key n */
+static void gen_incrby(struct gen *g, struct cmd *c)
+{
+    push_any_key(g, c);
+    push_number(g, c);
+    grows(c, 21);
+}
+
+/* INCR key | DECR key */
+static void gen_incr(struct gen *g, struct cmd *c)
+{
+    push_any_key(g, c);
+    grows(c, 21);
+}
+
+/* MGET key [key ...] */
+static void gen_mget(struct gen *g, struct cmd *c)
+{
+    int n = (int)rnd_range(g, 1, 5);
+    for (int i = 0; i < n; i++) push_any_key(g, c);
+}
+
+/* MSET key value [key value ...] | MSETNX …, sometimes a key without its value */
+static void gen_mset(struct gen *g, struct cmd *c)
+{
+    int n = (int)rnd_range(g, 1, 4);
+    for (int i = 0; i < n; i++) {
+        push_any_key(g, c);
+        if (chance(g, 3))
+            grows(c, (long long)push_number(g, c));
+        else
+            grows(c, (long long)push_value(g, c));
+    }
+    if (chance(g, 12)) push_any_key(g, c); /* odd: the arity error */
+}
+
+/* SETNX key value | GETSET key value */
+static void gen_key_value(struct gen *g, struct cmd *c)
+{
+    push_any_key(g, c);
+    grows(c, (long long)push_value(g, c));
+}
+
 /* The commands and how often each is drawn (weights out of their sum). */
 static const struct cmd_spec {
     const char *name;
@@ -622,6 +691,17 @@ static const struct cmd_spec {
     {"TYPE", gen_one_key, 1, false},
     {"RENAME", gen_rename, 2, true},
     {"COPY", gen_copy, 2, true},
+    {"MGET", gen_mget, 3, false},
+    {"MSET", gen_mset, 2, true},
+    {"MSETNX", gen_mset, 2, true},
+    {"SETNX", gen_key_value, 2, true},
+    {"GETSET", gen_key_value, 2, true},
+    {"GETDEL", gen_one_key, 2, true},
+    {"SET", gen_set_number, 3, true}, /* a number to count */
+    {"INCR", gen_incr, 3, true},
+    {"DECR", gen_incr, 2, true},
+    {"INCRBY", gen_incrby, 3, true},
+    {"DECRBY", gen_incrby, 2, true},
 };
 
 static const struct cmd_spec *pick_spec(struct gen *g)
