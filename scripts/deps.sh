@@ -13,7 +13,7 @@ PACKAGES=(
   libpq-dev libevent-dev libroaring-dev libjansson-dev libinih-dev libcmocka-dev
   libhiredis-dev libjemalloc-dev redis-server
   postgresql-15 postgresql-client-15 postgresql-15-pgtap
-  curl wrk redis-tools jq python3 ca-certificates
+  curl wrk redis-tools jq python3 python3-redis ca-certificates
   procps util-linux iproute2 coreutils
   clang libclang-rt-14-dev valgrind
 )

@@ -48,6 +48,7 @@ struct rcmd {
     bool started, done;
     double t0; /* when it started (metrics_now()) */
     void (*finished)(struct rcmd *c); /* what rcmd_finish() hands the command to */
+    unsigned char tx;  /* MULTI, EXEC, DISCARD or a command inside a refused MULTI (resp.c) */
 };
 
 /* Every command ends in exactly one rcmd_finish(), after writing its reply: it hands

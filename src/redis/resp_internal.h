@@ -40,6 +40,7 @@ struct rclient {
     uint64_t id;
     int proto;
     bool authed;
+    bool tx_refusing; /* after MULTI, until EXEC or DISCARD: commands are refused (resp.c) */
     char *name, *lib_name, *lib_ver;
     struct rparser parser;
     struct rcmd *head, *tail;

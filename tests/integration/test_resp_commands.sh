@@ -215,6 +215,19 @@ rc "GETDEL answers the value" -9 GETDEL sc:a
 rc "GETDEL deleted the key" 0 EXISTS sc:a
 check "GET of a counter: its decimal text" 1 "$(rcli GET sc:n)"
 
+echo "# transactions: refused whole, nothing inside runs"
+rcli DEL txk >/dev/null
+check "MULTI, SETBIT, EXEC in one pipeline: an error each, EXECABORT" \
+  "$(printf '%s\n' "ERR bitmapd does not run transactions (MULTI/EXEC): the commands up to EXEC or DISCARD are refused and none of them is run" \
+    "ERR bitmapd does not run transactions: refused inside MULTI, not run" \
+    "EXECABORT Transaction discarded because of previous errors.")" \
+  "$(printf 'MULTI\nSETBIT txk 1 1\nEXEC\n' | rcli 2>&1 | grep -v '^$')"
+rc "the SETBIT inside the refused MULTI did not run" 0 EXISTS txk
+check "MULTI then DISCARD: OK, and the connection runs commands again" "$(printf 'OK\n0')" \
+  "$(printf 'MULTI\nDISCARD\nSETBIT txk 5 1\n' | rcli 2>&1 | grep -v '^$' | tail -n 2)"
+rc "EXEC without MULTI: Redis's text" "ERR EXEC without MULTI" EXEC
+rc "DISCARD without MULTI: Redis's text" "ERR DISCARD without MULTI" DISCARD
+
 echo "# keyspace"
 rcli DEL k1 k2 k3 >/dev/null
 rcli SETBIT k1 1 1 >/dev/null
