@@ -9,8 +9,10 @@
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
 
@@ -28,12 +30,19 @@ static size_t nroutes;
  * evhttp_set_bevcb lets us create) to evhttp's close callback, so that connections
  * can be counted and capped, and a request that trickles in can be cut off: evhttp
  * 2.1 has neither a connection limit nor a deadline for a whole request. */
+/* What the look at an arriving request's head found (head_check). */
+struct head_watch {
+    bool seen;     /* its blank line went by: nothing more to look at until the next request */
+    bool refusing; /* its body is too big: answering 413 before reading it, read nothing more */
+};
+
 struct http_conn {
     struct http_server *srv;
     struct evhttp_connection *evcon;
     evutil_socket_t fd;
     struct event *deadline;   /* armed while a request is arriving */
     struct http_ctx *current; /* the request handed to a handler, or NULL */
+    struct head_watch head;   /* the arriving request's head (head_check) */
 };
 
 struct http_server {
@@ -154,15 +163,102 @@ static void conn_arm_deadline(struct http_conn *conn)
     if (!evtimer_pending(conn->deadline, NULL)) evtimer_add(conn->deadline, &tv);
 }
 
+/* ---- a body declared too big: refused before it is read ------------------------------
+ * libevent reads a body whole before the request reaches us, and answers one past
+ * its own cap (evhttp_set_max_body_size) with its HTML page. So the head is looked at
+ * as it arrives, before evhttp parses and drains its lines: a Content-Length over
+ * [http] max_body_bytes is answered a JSON 413 at once, the body is not read, and
+ * the connection closes. (A chunked body has no length up front: one past the limit
+ * gets our JSON 413 when it is whole, up to evhttp's cap.) */
+
+static void conn_refuse_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct http_conn *conn = arg;
+    char msg[128];
+    (void)fd;
+    (void)what;
+    snprintf(msg, sizeof(msg), "the body is longer than the limit of %d bytes ([http] max_body_bytes)",
+             conn->srv->app->cfg->http_max_body_bytes);
+    conn_send_raw(conn->evcon, 413, "Payload Too Large", "payload_too_large", msg);
+    evhttp_connection_free(conn->evcon); /* calls conn_closed, which frees conn */
+}
+
+/* The value of header line `line` (len bytes, no CRLF) if it is Content-Length. */
+static bool content_length_of(const char *line, size_t len, unsigned long long *out)
+{
+    static const char name[] = "content-length:";
+    size_t n = sizeof(name) - 1, i;
+    unsigned long long v = 0;
+    if (len <= n || strncasecmp(line, name, n) != 0) return false;
+    for (i = n; i < len && (line[i] == ' ' || line[i] == '\t'); i++) {
+    }
+    if (i == len) return false;
+    for (; i < len && line[i] >= '0' && line[i] <= '9'; i++) {
+        if (v > (ULLONG_MAX - 9) / 10) return false;
+        v = v * 10 + (unsigned long long)(line[i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+/* Looks at the complete header lines now in buf (evhttp drains each once it is
+ * whole, after the callbacks of the buffer): true, with the length in *cl, when a
+ * Content-Length is past [http] max_body_bytes. */
+static bool head_check(struct head_watch *w, struct evbuffer *buf, const struct config *cfg, unsigned long long *cl)
+{
+    size_t len = evbuffer_get_length(buf), from = 0;
+    size_t max = (size_t)cfg->http_max_header_bytes + 2;
+    char line[256];
+
+    if (len > max + sizeof(line)) len = max + sizeof(line); /* a head is no longer */
+    while (from < len && !w->seen) {
+        struct evbuffer_ptr at;
+        if (evbuffer_ptr_set(buf, &at, from, EVBUFFER_PTR_SET) != 0) return false;
+        struct evbuffer_ptr eol = evbuffer_search_eol(buf, &at, NULL, EVBUFFER_EOL_CRLF);
+        if (eol.pos < 0 || (size_t)eol.pos >= len) return false; /* the line is not whole yet */
+        size_t n = (size_t)eol.pos - from;
+        if (n == 0) {
+            if (from > 0) w->seen = true; /* the blank line: the head is over */
+        } else if (n < sizeof(line)) {
+            evbuffer_copyout_from(buf, &at, line, n);
+            if (content_length_of(line, n, cl) && *cl > (unsigned long long)cfg->http_max_body_bytes) {
+                w->refusing = true;
+                return true;
+            }
+        }
+        from = (size_t)eol.pos + 2;
+    }
+    return false;
+}
+
+/* A head found too big: log it and answer it on the next turn of the loop. */
+static void conn_refuse(struct http_conn *conn, unsigned long long cl)
+{
+    const struct timeval now = {0, 0};
+    log_info("msg=\"HTTP body refused before it was read\" fd=%d content_length=%llu max_body_bytes=%d",
+             (int)conn->fd, cl, conn->srv->app->cfg->http_max_body_bytes);
+    if (event_base_once(conn->srv->app->base, -1, EV_TIMEOUT, conn_refuse_cb, conn, &now) != 0)
+        conn->head.refusing = false; /* then evhttp answers it, as before */
+}
+
 /* Bytes arrived: if no request is being handled, one has begun, and must be
- * whole within [http] request_timeout_s. */
+ * whole within [http] request_timeout_s; its head is checked as it comes. */
 static void conn_input_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
 {
     struct http_conn *conn = arg;
-    (void)buf;
-    if (info->n_added > 0 && !conn->current) conn_arm_deadline(conn);
+    unsigned long long cl;
+    if (info->n_added == 0) return;
+    if (conn->head.refusing) { /* what follows the refused head is not read */
+        evbuffer_drain(buf, evbuffer_get_length(buf));
+        return;
+    }
+    if (conn->current) return;
+    conn_arm_deadline(conn);
+    if (!conn->head.seen && head_check(&conn->head, buf, conn->srv->app->cfg, &cl)) {
+        evbuffer_drain(buf, evbuffer_get_length(buf));
+        conn_refuse(conn, cl);
+    }
 }
-
 static void conn_deadline_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct http_conn *conn = arg;
@@ -270,7 +366,19 @@ static void conn_reject(struct http_server *srv, struct evhttp_connection *evcon
 struct adopt {
     struct http_server *srv;
     struct bufferevent *bev;
+    struct head_watch head; /* the first request's head, watched before evhttp reads it */
+    unsigned long long content_length;
 };
+
+/* Until the connection is adopted, its first head is watched here (evhttp may read
+ * it before conn_adopt_cb runs). */
+static void adopt_input_cb(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
+{
+    struct adopt *a = arg;
+    if (info->n_added == 0) return;
+    if (a->head.refusing || (!a->head.seen && head_check(&a->head, buf, a->srv->app->cfg, &a->content_length)))
+        evbuffer_drain(buf, evbuffer_get_length(buf));
+}
 
 /* One turn after accept: evhttp has wrapped the bufferevent in its connection
  * (the bufferevent's callback argument), unless it already closed it. */
@@ -282,10 +390,18 @@ static void conn_adopt_cb(evutil_socket_t fd, short what, void *arg)
     struct http_conn *conn;
     (void)fd;
     (void)what;
+    evbuffer_remove_cb(bufferevent_get_input(a->bev), adopt_input_cb, a);
     bufferevent_getcb(a->bev, NULL, NULL, &ecb, &evcon);
     if (ecb && evcon) { /* bufferevent_free clears the callbacks: a closed one has none */
         switch (conn_attach(a->srv, evcon, &conn)) {
-        case ATTACH_OK: break;
+        case ATTACH_OK:
+            conn->head = a->head; /* from here conn_input_cb watches */
+            if (a->head.refusing) {
+                log_info("msg=\"HTTP body refused before it was read\" fd=%d content_length=%llu max_body_bytes=%d",
+                         (int)conn->fd, a->content_length, a->srv->app->cfg->http_max_body_bytes);
+                conn_refuse_cb(-1, 0, conn); /* frees conn and evcon (the bufferevent stays ours until below) */
+            }
+            break;
         case ATTACH_FULL: conn_reject(a->srv, evcon); break;
         case ATTACH_NOMEM: evhttp_connection_free(evcon); break;
         }
@@ -305,10 +421,11 @@ static struct bufferevent *conn_bev_new(struct event_base *base, void *arg)
         free(a);
         return bev; /* untracked until its first request attaches it */
     }
-    a->srv = arg;
-    a->bev = bev;
+    *a = (struct adopt){.srv = arg, .bev = bev};
     bufferevent_incref(bev); /* kept valid until conn_adopt_cb looks at it */
-    if (event_base_once(base, -1, EV_TIMEOUT, conn_adopt_cb, a, &now) != 0) {
+    if (!evbuffer_add_cb(bufferevent_get_input(bev), adopt_input_cb, a) ||
+        event_base_once(base, -1, EV_TIMEOUT, conn_adopt_cb, a, &now) != 0) {
+        evbuffer_remove_cb(bufferevent_get_input(bev), adopt_input_cb, a);
         bufferevent_decref(bev);
         free(a);
     }
@@ -322,6 +439,7 @@ static void conn_request_done(struct http_ctx *c)
     if (!conn) return;
     c->conn = NULL;
     conn->current = NULL;
+    conn->head.seen = false; /* the next request's head is checked as it arrives */
     /* part of a pipelined next request may already be waiting */
     if (unread_bytes(conn->evcon) > 0) conn_arm_deadline(conn);
 }

@@ -111,6 +111,17 @@ start_service \
 big=$(python3 -c 'print("{\"messages\":[" + ",".join(["1"] * 1500) + "]}")')
 http POST "/v1/users/$U/pushes" "$big"
 check "[http] max_body_bytes: a 3 KB body → 413 payload_too_large" "413 payload_too_large" "$HTTP_STATUS $(jget .error.code)"
+# past libevent's own cap (the limit + 16 MiB), where it would answer its HTML page:
+# refused from the head, before the body is read, in JSON like every other error
+head -c 20000000 /dev/zero | tr '\0' a >"$BITMAPD_TEST_TMP/big.json"
+for expect in "Expect: 100-continue" "Expect:"; do
+  out=$(curl -s -o "$BITMAPD_TEST_TMP/big.out" -w '%{http_code} %{content_type}' -H "$expect" \
+    -H 'Content-Type: application/json' --data-binary @"$BITMAPD_TEST_TMP/big.json" "$BASE_URL/v1/users/$U/pushes")
+  check "[http] max_body_bytes: a 20 MB body ($expect) → a JSON 413, not libevent's HTML" \
+    "413 application/json payload_too_large" "$out $(jq -r .error.code "$BITMAPD_TEST_TMP/big.out" 2>/dev/null)"
+done
+http GET /healthz
+check "[http] served again after the refused bodies" 200 "$HTTP_STATUS"
 http GET "/v1/users/$U/messages" "" -H "X-Filler: $(head -c 2000 /dev/zero | tr '\0' a)"
 check "[http] max_header_bytes: 2 KB of headers → 400 (libevent's own answer), not served" 400 "$HTTP_STATUS"
 http POST "/v1/users/$U/pushes" '{"messages":[1,2,3,4,5,6]}'
