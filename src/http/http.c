@@ -43,6 +43,7 @@ struct http_conn {
     struct event *deadline;   /* armed while a request is arriving */
     struct http_ctx *current; /* the request handed to a handler, or NULL */
     struct head_watch head;   /* the arriving request's head (head_check) */
+    struct event *refuse;     /* the 413 of a refused head, on the next turn (freed with conn) */
 };
 
 struct http_server {
@@ -237,8 +238,12 @@ static void conn_refuse(struct http_conn *conn, unsigned long long cl)
     const struct timeval now = {0, 0};
     log_info("msg=\"HTTP body refused before it was read\" fd=%d content_length=%llu max_body_bytes=%d",
              (int)conn->fd, cl, conn->srv->app->cfg->http_max_body_bytes);
-    if (event_base_once(conn->srv->app->base, -1, EV_TIMEOUT, conn_refuse_cb, conn, &now) != 0)
+    /* an event of the connection's own: a client that leaves first frees it with conn */
+    if (!conn->refuse && !(conn->refuse = evtimer_new(conn->srv->app->base, conn_refuse_cb, conn))) {
         conn->head.refusing = false; /* then evhttp answers it, as before */
+        return;
+    }
+    evtimer_add(conn->refuse, &now);
 }
 
 /* Bytes arrived: if no request is being handled, one has begun, and must be
@@ -286,6 +291,7 @@ static void conn_forget(struct http_conn *conn)
     struct http_server *srv = conn->srv;
     evbuffer_remove_cb(bufferevent_get_input(evhttp_connection_get_bufferevent(conn->evcon)), conn_input_cb, conn);
     if (conn->deadline) event_free(conn->deadline);
+    if (conn->refuse) event_free(conn->refuse);
     if ((size_t)conn->fd < srv->by_fd_cap && srv->by_fd[conn->fd] == conn) srv->by_fd[conn->fd] = NULL;
     srv->nconns--;
     free(conn);
