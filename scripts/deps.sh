@@ -34,6 +34,12 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 
+# Node.js and npm, for the Node client test (tests/integration/test_client_node.sh):
+# the machine's own when it has them (its Node.js may come with its own npm, which
+# Debian's npm package would conflict with), else Debian's.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
 if ((${#missing[@]} == 0)); then
   exit 0
 fi
