@@ -74,6 +74,18 @@ void cmd_getrange(struct rcmd *c)
     kread1(c, 1, getrange_read);
 }
 
+/* Key k of the unit becomes the string val (its bits and its length). */
+static enum wp_mutation put_value(struct kwrite *w, struct wp_unit *u, int k, const struct rarg *val)
+{
+    roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)val->ptr, val->len);
+    if (!bm) {
+        snprintf(w->err, sizeof(w->err), "ERR out of memory");
+        return WP_REJECT;
+    }
+    rkv_unit_put(u, k, bm, (int64_t)val->len);
+    return WP_CHANGED;
+}
+
 enum set_cond { SET_ALWAYS, SET_NX, SET_XX };
 
 struct set_args {
@@ -100,13 +112,7 @@ static enum wp_mutation set_mut(struct kwrite *w, struct wp_unit *u)
     }
     a->done_set = !((a->cond == SET_NX && v.exists) || (a->cond == SET_XX && !v.exists));
     if (!a->done_set) return WP_UNCHANGED;
-    roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)val->ptr, val->len);
-    if (!bm) {
-        snprintf(w->err, sizeof(w->err), "ERR out of memory");
-        return WP_REJECT;
-    }
-    rkv_unit_put(u, 0, bm, (int64_t)val->len);
-    return WP_CHANGED;
+    return put_value(w, u, 0, val);
 }
 
 static void set_reply(struct kwrite *w)
@@ -252,15 +258,8 @@ static enum wp_mutation mset_mut(struct kwrite *w, struct wp_unit *u)
                 w->n = 0; /* MSETNX sets nothing when any key exists */
                 return WP_UNCHANGED;
             }
-    for (size_t i = 1; i + 1 < w->c->argc; i += 2) {
-        const struct rarg *val = &w->c->argv[i + 1];
-        roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)val->ptr, val->len);
-        if (!bm) {
-            snprintf(w->err, sizeof(w->err), "ERR out of memory");
-            return WP_REJECT;
-        }
-        rkv_unit_put(u, w->slot[i], bm, (int64_t)val->len);
-    }
+    for (size_t i = 1; i + 1 < w->c->argc; i += 2)
+        if (put_value(w, u, w->slot[i], &w->c->argv[i + 1]) == WP_REJECT) return WP_REJECT;
     return WP_CHANGED;
 }
 
@@ -288,14 +287,8 @@ static enum wp_mutation setnx_mut(struct kwrite *w, struct wp_unit *u)
     const struct rarg *val = &w->c->argv[2];
     w->n = 0;
     if (rkv_unit_val(u, 0).exists) return WP_UNCHANGED;
-    roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)val->ptr, val->len);
-    if (!bm) {
-        snprintf(w->err, sizeof(w->err), "ERR out of memory");
-        return WP_REJECT;
-    }
-    rkv_unit_put(u, 0, bm, (int64_t)val->len);
     w->n = 1;
-    return WP_CHANGED;
+    return put_value(w, u, 0, val);
 }
 
 void cmd_setnx(struct rcmd *c) { kwrite1(c, setnx_mut, rkv_reply_n, NULL, NULL); }
@@ -345,13 +338,7 @@ static enum wp_mutation getset_mut(struct kwrite *w, struct wp_unit *u)
     const struct rarg *val = &w->c->argv[2];
     struct kval v = rkv_unit_val(u, 0);
     if (!take_old(w, &v)) return WP_REJECT;
-    roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)val->ptr, val->len);
-    if (!bm) {
-        snprintf(w->err, sizeof(w->err), "ERR out of memory");
-        return WP_REJECT;
-    }
-    rkv_unit_put(u, 0, bm, (int64_t)val->len);
-    return WP_CHANGED;
+    return put_value(w, u, 0, val);
 }
 
 /* GETDEL key: the value, and the key deleted (as DEL: emptied, never removed) */
