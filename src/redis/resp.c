@@ -128,59 +128,6 @@ static bool may_start(const struct rclient *cl, const struct rcmd *c)
     return true;
 }
 
-/* ---- transactions: refused whole ---------------------------------------------------
- * bitmapd runs no MULTI/EXEC transaction. A client that sends MULTI believes the
- * commands up to EXEC or DISCARD wait for EXEC: so none of them runs. Each is
- * answered an error, and EXEC answers EXECABORT, as Redis does for a transaction
- * holding a command it refused; the client library raises, and nothing was
- * written. Decided as commands are parsed, in the client's order. QUIT still closes. */
-enum { TX_NONE, TX_MULTI, TX_NESTED, TX_REFUSED, TX_EXECABORT, TX_DISCARD, TX_EXEC_ALONE, TX_DISCARD_ALONE };
-
-static void tx_classify(struct rclient *cl, struct rcmd *c)
-{
-    const struct rarg *name = &c->argv[0];
-    if (rarg_eq(name, "MULTI")) {
-        c->tx = cl->tx_refusing ? TX_NESTED : TX_MULTI;
-        cl->tx_refusing = true;
-    } else if (rarg_eq(name, "EXEC")) {
-        c->tx = cl->tx_refusing ? TX_EXECABORT : TX_EXEC_ALONE;
-        cl->tx_refusing = false;
-    } else if (rarg_eq(name, "DISCARD")) {
-        c->tx = cl->tx_refusing ? TX_DISCARD : TX_DISCARD_ALONE;
-        cl->tx_refusing = false;
-    } else if (cl->tx_refusing && !rarg_eq(name, "QUIT")) {
-        c->tx = TX_REFUSED;
-    }
-}
-
-static void tx_answer(struct rcmd *c)
-{
-    switch (c->tx) {
-    case TX_MULTI:
-        rr_error(&c->r, "ERR bitmapd does not run transactions (MULTI/EXEC): the commands up to EXEC or DISCARD "
-                        "are refused and none of them is run");
-        break;
-    case TX_NESTED:
-        rr_error(&c->r, "ERR MULTI calls can not be nested");
-        break;
-    case TX_REFUSED:
-        rr_error(&c->r, "ERR bitmapd does not run transactions: refused inside MULTI, not run");
-        break;
-    case TX_EXECABORT:
-        rr_error(&c->r, "EXECABORT Transaction discarded because of previous errors.");
-        break;
-    case TX_DISCARD:
-        rr_simple(&c->r, "OK");
-        break;
-    case TX_EXEC_ALONE:
-        rr_error(&c->r, "ERR EXEC without MULTI");
-        break;
-    case TX_DISCARD_ALONE:
-        rr_error(&c->r, "ERR DISCARD without MULTI");
-        break;
-    }
-}
-
 static void cmd_start(struct rclient *cl, struct rcmd *c)
 {
     c->t0 = metrics_now();
@@ -193,7 +140,7 @@ static void cmd_start(struct rclient *cl, struct rcmd *c)
         rr_error(&c->r, "NOAUTH Authentication required.");
         rcmd_finish(c);
     } else if (c->tx != TX_NONE) {
-        tx_answer(c);
+        resp_tx_answer(c);
         rcmd_finish(c);
     } else if (!c->def) {
         unknown_command(c);
@@ -525,7 +472,7 @@ static bool enqueue(struct rclient *cl, struct rarg *argv, size_t argc)
     c->client_id = cl->id;
     c->finished = command_finished;
     c->def = resp_find_command(&argv[0]);
-    tx_classify(cl, c);
+    resp_tx_classify(cl, c);
     append_cmd(cl, c);
     g_inflight++;
     return true;
