@@ -32,8 +32,10 @@ static size_t nroutes;
  * 2.1 has neither a connection limit nor a deadline for a whole request. */
 /* What the look at an arriving request's head found (head_check). */
 struct head_watch {
-    bool seen;     /* its blank line went by: nothing more to look at until the next request */
-    bool refusing; /* its body is too big: answering 413 before reading it, read nothing more */
+    bool seen;      /* its blank line went by: nothing more to look at until the next request */
+    bool refusing;  /* its body is too big: answering 413 before reading it, read nothing more */
+    bool answered;  /* the 413 is sent: what still arrives is read and dropped until close */
+    unsigned lines; /* lines of the head looked at (a CRLF before any is not its end) */
 };
 
 struct http_conn {
@@ -172,16 +174,31 @@ static void conn_arm_deadline(struct http_conn *conn)
  * the connection closes. (A chunked body has no length up front: one past the limit
  * gets our JSON 413 when it is whole, up to evhttp's cap.) */
 
+#define REFUSE_LINGER_S 2 /* after the 413: what the client still sends is read and dropped */
+
 static void conn_refuse_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct http_conn *conn = arg;
+    const struct timeval soon = {0, 20000}, linger = {REFUSE_LINGER_S, 0};
     char msg[128];
     (void)fd;
     (void)what;
+    if (conn->head.answered) { /* the linger is over: the client has had its answer */
+        evhttp_connection_free(conn->evcon); /* calls conn_closed, which frees conn */
+        return;
+    }
+    if (unsent_bytes(conn->evcon) > 0) { /* the reply before it (keep-alive) still leaves */
+        evtimer_add(conn->refuse, &soon);
+        return;
+    }
     snprintf(msg, sizeof(msg), "the body is longer than the limit of %d bytes ([http] max_body_bytes)",
              conn->srv->app->cfg->http_max_body_bytes);
     conn_send_raw(conn->evcon, 413, "Payload Too Large", "payload_too_large", msg);
-    evhttp_connection_free(conn->evcon); /* calls conn_closed, which frees conn */
+    /* closed now, the socket would answer the body still arriving with a reset, which
+     * can destroy the 413 before the client reads it: keep reading (and dropping) for
+     * a while; a client that closes first ends it sooner */
+    conn->head.answered = true;
+    if (!conn->refuse || evtimer_add(conn->refuse, &linger) != 0) evhttp_connection_free(conn->evcon);
 }
 
 /* The value of header line `line` (len bytes, no CRLF) if it is Content-Length. */
@@ -214,20 +231,27 @@ static bool head_check(struct head_watch *w, struct evbuffer *buf, const struct 
     if (len > max + sizeof(line)) len = max + sizeof(line); /* a head is no longer */
     while (from < len && !w->seen) {
         struct evbuffer_ptr at;
+        size_t eol_len = 0;
         if (evbuffer_ptr_set(buf, &at, from, EVBUFFER_PTR_SET) != 0) return false;
-        struct evbuffer_ptr eol = evbuffer_search_eol(buf, &at, NULL, EVBUFFER_EOL_CRLF);
+        /* CRLF or a bare LF, as evhttp reads them */
+        struct evbuffer_ptr eol = evbuffer_search_eol(buf, &at, &eol_len, EVBUFFER_EOL_CRLF);
         if (eol.pos < 0 || (size_t)eol.pos >= len) return false; /* the line is not whole yet */
         size_t n = (size_t)eol.pos - from;
         if (n == 0) {
-            if (from > 0) w->seen = true; /* the blank line: the head is over */
-        } else if (n < sizeof(line)) {
-            evbuffer_copyout_from(buf, &at, line, n);
-            if (content_length_of(line, n, cl) && *cl > (unsigned long long)cfg->http_max_body_bytes) {
-                w->refusing = true;
-                return true;
+            /* the blank line ends the head; an empty line before any is a stray CRLF
+             * between requests, which evhttp skips too */
+            if (w->lines > 0) w->seen = true;
+        } else {
+            w->lines++;
+            if (n < sizeof(line)) {
+                evbuffer_copyout_from(buf, &at, line, n);
+                if (content_length_of(line, n, cl) && *cl > (unsigned long long)cfg->http_max_body_bytes) {
+                    w->refusing = true;
+                    return true;
+                }
             }
         }
-        from = (size_t)eol.pos + 2;
+        from = (size_t)eol.pos + eol_len;
     }
     return false;
 }
@@ -238,12 +262,11 @@ static void conn_refuse(struct http_conn *conn, unsigned long long cl)
     const struct timeval now = {0, 0};
     log_info("msg=\"HTTP body refused before it was read\" fd=%d content_length=%llu max_body_bytes=%d",
              (int)conn->fd, cl, conn->srv->app->cfg->http_max_body_bytes);
-    /* an event of the connection's own: a client that leaves first frees it with conn */
-    if (!conn->refuse && !(conn->refuse = evtimer_new(conn->srv->app->base, conn_refuse_cb, conn))) {
-        conn->head.refusing = false; /* then evhttp answers it, as before */
-        return;
-    }
-    evtimer_add(conn->refuse, &now);
+    /* an event of the connection's own: a client that leaves first frees it with conn.
+     * Should it not be made, the connection stays refusing (what arrives is dropped)
+     * and [http] request_timeout_s closes it with a 408. */
+    if (!conn->refuse) conn->refuse = evtimer_new(conn->srv->app->base, conn_refuse_cb, conn);
+    if (conn->refuse) evtimer_add(conn->refuse, &now);
 }
 
 /* Bytes arrived: if no request is being handled, one has begun, and must be
@@ -401,12 +424,10 @@ static void conn_adopt_cb(evutil_socket_t fd, short what, void *arg)
     if (ecb && evcon) { /* bufferevent_free clears the callbacks: a closed one has none */
         switch (conn_attach(a->srv, evcon, &conn)) {
         case ATTACH_OK:
-            conn->head = a->head; /* from here conn_input_cb watches */
-            if (a->head.refusing) {
-                log_info("msg=\"HTTP body refused before it was read\" fd=%d content_length=%llu max_body_bytes=%d",
-                         (int)conn->fd, a->content_length, a->srv->app->cfg->http_max_body_bytes);
-                conn_refuse_cb(-1, 0, conn); /* frees conn and evcon (the bufferevent stays ours until below) */
-            }
+            /* from here conn_input_cb watches; a connection a request attached first
+             * (http_entry) keeps what its own watch saw */
+            if (conn->head.lines == 0 && !conn->head.seen && !conn->current) conn->head = a->head;
+            if (a->head.refusing && conn->head.refusing) conn_refuse(conn, a->content_length);
             break;
         case ATTACH_FULL: conn_reject(a->srv, evcon); break;
         case ATTACH_NOMEM: evhttp_connection_free(evcon); break;
@@ -445,7 +466,9 @@ static void conn_request_done(struct http_ctx *c)
     if (!conn) return;
     c->conn = NULL;
     conn->current = NULL;
-    conn->head.seen = false; /* the next request's head is checked as it arrives */
+    /* the next request's head is checked as it arrives; one already here (pipelined)
+     * has been partly read by evhttp, so it is left to evhttp's own limit */
+    conn->head = (struct head_watch){.seen = unread_bytes(conn->evcon) > 0};
     /* part of a pipelined next request may already be waiting */
     if (unread_bytes(conn->evcon) > 0) conn_arm_deadline(conn);
 }

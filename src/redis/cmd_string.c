@@ -258,8 +258,23 @@ static enum wp_mutation mset_mut(struct kwrite *w, struct wp_unit *u)
                 w->n = 0; /* MSETNX sets nothing when any key exists */
                 return WP_UNCHANGED;
             }
-    for (size_t i = 1; i + 1 < w->c->argc; i += 2)
-        if (put_value(w, u, w->slot[i], &w->c->argv[i + 1]) == WP_REJECT) return WP_REJECT;
+    /* every value built before any is put: a failure leaves the unit as it was loaded */
+    size_t n = (w->c->argc - 1) / 2;
+    roaring_bitmap_t **bms = calloc(n, sizeof(*bms));
+    for (size_t j = 0; bms && j < n; j++) {
+        const struct rarg *val = &w->c->argv[2 + 2 * j];
+        if (!(bms[j] = bv_from_bytes((const uint8_t *)val->ptr, val->len))) {
+            while (j > 0) roaring_bitmap_free(bms[--j]);
+            free(bms);
+            bms = NULL;
+        }
+    }
+    if (!bms) {
+        snprintf(w->err, sizeof(w->err), "ERR out of memory");
+        return WP_REJECT;
+    }
+    for (size_t j = 0; j < n; j++) rkv_unit_put(u, w->slot[1 + 2 * j], bms[j], (int64_t)w->c->argv[2 + 2 * j].len);
+    free(bms);
     return WP_CHANGED;
 }
 
@@ -317,7 +332,10 @@ static bool take_old(struct kwrite *w, const struct kval *v)
     o->exists = v->exists;
     if (v->exists &&
         !bv_getrange(v->bm, v->len, 0, -1, (size_t)w->c->app->cfg->resp_max_value_bytes, &o->bytes, &o->len)) {
-        snprintf(w->err, sizeof(w->err), "ERR bitmapd: the old value is larger than [resp] max_value_bytes");
+        snprintf(w->err, sizeof(w->err), "%s",
+                 o->len > (size_t)w->c->app->cfg->resp_max_value_bytes
+                     ? "ERR bitmapd: the old value is larger than [resp] max_value_bytes"
+                     : "ERR out of memory");
         return false;
     }
     return true;

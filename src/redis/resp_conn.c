@@ -586,7 +586,10 @@ static void cmd_info(struct rcmd *c)
 void resp_tx_classify(struct rclient *cl, struct rcmd *c)
 {
     const struct rarg *name = &c->argv[0];
-    if (rarg_eq(name, "MULTI")) {
+    bool tx_word = rarg_eq(name, "MULTI") || rarg_eq(name, "EXEC") || rarg_eq(name, "DISCARD");
+    if (tx_word && c->argc != 1) { /* Redis's arity error; a transaction stays as it was */
+        c->tx = TX_ARITY;
+    } else if (rarg_eq(name, "MULTI")) {
         c->tx = cl->tx_refusing ? TX_NESTED : TX_MULTI;
         cl->tx_refusing = true;
     } else if (rarg_eq(name, "EXEC")) {
@@ -625,6 +628,13 @@ void resp_tx_answer(struct rcmd *c)
     case TX_DISCARD_ALONE:
         rr_error(&c->r, "ERR DISCARD without MULTI");
         break;
+    case TX_ARITY: {
+        char lower[8] = {0};
+        for (size_t i = 0; i < c->argv[0].len && i < sizeof(lower) - 1; i++)
+            lower[i] = (char)(c->argv[0].ptr[i] | 0x20);
+        resp_arity_error(c, lower);
+        break;
+    }
     }
 }
 

@@ -79,7 +79,7 @@ void resp_arity_error(struct rcmd *c, const char *full);
 
 /* Transactions are refused whole (resp_conn.c): what a command is to them (struct
  * rcmd's tx), decided as it is parsed, and its answer when it is one of them. */
-enum { TX_NONE, TX_MULTI, TX_NESTED, TX_REFUSED, TX_EXECABORT, TX_DISCARD, TX_EXEC_ALONE, TX_DISCARD_ALONE };
+enum { TX_NONE, TX_MULTI, TX_NESTED, TX_REFUSED, TX_EXECABORT, TX_DISCARD, TX_EXEC_ALONE, TX_DISCARD_ALONE, TX_ARITY };
 void resp_tx_classify(struct rclient *cl, struct rcmd *c);
 void resp_tx_answer(struct rcmd *c);
 

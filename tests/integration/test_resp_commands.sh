@@ -225,6 +225,14 @@ check "MULTI, SETBIT, EXEC in one pipeline: an error each, EXECABORT" \
 rc "the SETBIT inside the refused MULTI did not run" 0 EXISTS txk
 check "MULTI then DISCARD: OK, and the connection runs commands again" "$(printf 'OK\n0')" \
   "$(printf 'MULTI\nDISCARD\nSETBIT txk 5 1\n' | rcli 2>&1 | grep -v '^$' | tail -n 2)"
+check "MULTI with an argument: Redis's arity error, no transaction begun" \
+  "$(printf '%s\n' "ERR wrong number of arguments for 'multi' command" 0)" \
+  "$(printf 'MULTI x\nSETBIT txk 9 1\n' | rcli 2>&1 | grep -v '^$')"
+check "EXEC with an argument inside MULTI: arity error, the transaction still refused" \
+  "$(printf '%s\n' "ERR wrong number of arguments for 'exec' command" \
+    "ERR bitmapd does not run transactions: refused inside MULTI, not run" \
+    "EXECABORT Transaction discarded because of previous errors.")" \
+  "$(printf 'MULTI\nEXEC x\nSETBIT txk 10 1\nEXEC\n' | rcli 2>&1 | grep -v '^$' | tail -n 3)"
 rc "EXEC without MULTI: Redis's text" "ERR EXEC without MULTI" EXEC
 rc "DISCARD without MULTI: Redis's text" "ERR DISCARD without MULTI" DISCARD
 
