@@ -15,4 +15,7 @@ static inline uint32_t rng32(void)
     return (uint32_t)((rng_state * 0x2545F4914F6CDD1DULL) >> 32);
 }
 
+/* 64 bits: two draws. */
+static inline uint64_t rng64(void) { return (uint64_t)rng32() << 32 | rng32(); }
+
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "domains/notices/notice_rules.h"
 
 static roaring_bitmap_t *of(const uint32_t *ids, size_t n)
@@ -278,28 +279,19 @@ static void test_seed_listing(void **state)
     roaring_bitmap_free(r);
 }
 
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
 static void test_against_naive(void **state)
 {
-    uint64_t seed = 0x2545f4914f6cdd1dULL;
     uint32_t ids[64];
     for (int round = 0; round < 40; round++) {
         roaring_bitmap_t *index = roaring_bitmap_create(), *r = roaring_bitmap_create();
-        size_t n = (size_t)(rnd(&seed) % 300);
+        size_t n = (size_t)(rng64() % 300);
         for (size_t i = 0; i < n; i++) {
-            uint32_t id = round % 2 ? (uint32_t)(rnd(&seed) % 1000) : (uint32_t)rnd(&seed);
+            uint32_t id = round % 2 ? (uint32_t)(rng64() % 1000) : (uint32_t)rng64();
             roaring_bitmap_add(index, id);
-            if (rnd(&seed) % 3 == 0) roaring_bitmap_add(r, id);
+            if (rng64() % 3 == 0) roaring_bitmap_add(r, id);
         }
         for (int st = NOTICE_LIST_ALL; st <= NOTICE_LIST_READ; st++) {
-            size_t limit = 1 + (size_t)(rnd(&seed) % 64);
+            size_t limit = 1 + (size_t)(rng64() % 64);
             uint64_t before = (uint64_t)UINT32_MAX + 1; /* from the newest */
             uint64_t seen = 0, expect = 0;
             struct notice_list_page pg;

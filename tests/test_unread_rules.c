@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "rng.h"
 #include "domains/unread/unread_rules.h"
 
 static roaring_bitmap_t *of(const uint32_t *ids, size_t n)
@@ -79,27 +80,17 @@ static void test_seen_target(void **state)
     roaring_bitmap_free(list);
 }
 
-/* xorshift64: a fixed stream, so a failure repeats */
-static uint64_t rnd(uint64_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 7;
-    *s ^= *s << 17;
-    return *s;
-}
-
 static void test_against_naive_count(void **state)
 {
-    uint64_t seed = 0x9e3779b97f4a7c15ULL;
     for (int round = 0; round < 50; round++) {
         uint32_t ids[200];
-        size_t n = (size_t)(rnd(&seed) % 200);
+        size_t n = (size_t)(rng64() % 200);
         uint32_t span = round % 2 ? 1000 : UINT32_MAX;
-        for (size_t i = 0; i < n; i++) ids[i] = (uint32_t)(rnd(&seed) % span);
+        for (size_t i = 0; i < n; i++) ids[i] = (uint32_t)(rng64() % span);
         roaring_bitmap_t *list = of(ids, n);
         uint64_t card = roaring_bitmap_get_cardinality(list);
         for (int probe = 0; probe < 40; probe++) {
-            int64_t cur = probe == 0 ? -1 : (int64_t)(rnd(&seed) % ((uint64_t)span + 2)) - 1;
+            int64_t cur = probe == 0 ? -1 : (int64_t)(rng64() % ((uint64_t)span + 2)) - 1;
             uint64_t naive = 0;
             roaring_uint32_iterator_t *it = roaring_create_iterator(list);
             for (; it->has_value; roaring_advance_uint32_iterator(it))
