@@ -21,4 +21,8 @@ static inline uint64_t bytes_hash(const void *p, size_t n)
     return h;
 }
 
+/* Wall-clock time in milliseconds since the Unix epoch: the clock of key expiry
+ * (deadlines are absolute, as Redis keeps them). */
+int64_t wall_ms(void);
+
 #endif

@@ -88,6 +88,7 @@ static void kread_done(enum store_status st, const char *err, const struct store
         }
         v[ok].exists = rkv_exists(v[ok].bm, rows[ok].nbytes);
         v[ok].len = v[ok].exists ? bv_len(v[ok].bm, rows[ok].nbytes) : 0;
+        v[ok].expire_ms = v[ok].exists ? rows[ok].expire_ms : 0;
     }
     kread_fn *fn = k->fn;
     size_t n = k->n;
@@ -172,6 +173,7 @@ struct kval rkv_unit_val(const struct wp_unit *u, int k)
     v.bm = u->keys[k].bm;
     v.exists = rkv_exists(v.bm, u->keys[k].nbytes);
     v.len = v.exists ? bv_len(v.bm, u->keys[k].nbytes) : 0;
+    v.expire_ms = v.exists ? u->keys[k].expire_ms : 0;
     return v;
 }
 
@@ -192,7 +194,14 @@ bool rkv_unit_delete(struct wp_unit *u, int k)
     roaring_bitmap_t *e = roaring_bitmap_create();
     if (!e) return false;
     rkv_unit_put(u, k, e, -1);
+    u->keys[k].expire_ms = 0;
     return true;
+}
+
+void rkv_unit_set_expire(struct wp_unit *u, int k, int64_t expire_ms)
+{
+    u->keys[k].expire_ms = expire_ms;
+    u->keys[k].dirty = true;
 }
 
 static void kwrite_free(struct kwrite *w)

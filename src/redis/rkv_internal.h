@@ -16,6 +16,7 @@ struct kval {
     roaring_bitmap_t *bm; /* never NULL (empty for a missing key) */
     uint64_t len;
     bool exists;
+    int64_t expire_ms; /* deadline, ms since the Unix epoch; 0: none (an existing key only) */
 };
 
 /* A read's continuation: the values of the keys asked, in order (freed after it
@@ -57,8 +58,12 @@ void kread1(struct rcmd *c, size_t argi, kread_fn *fn);
 struct kval rkv_unit_val(const struct wp_unit *u, int k);
 /* Replaces key k's value; nbytes < 0 stores "no explicit length". */
 void rkv_unit_put(struct wp_unit *u, int k, roaring_bitmap_t *bm, int64_t nbytes);
-/* Empties key k (a deleted key: no member, no length). False: out of memory. */
+/* Empties key k (a deleted key: no member, no length, no expiry). False: out of memory. */
 bool rkv_unit_delete(struct wp_unit *u, int k);
+/* Sets key k's deadline (ms since the Unix epoch; 0: none) and marks it written. A
+ * write that calls neither this nor rkv_unit_delete keeps the key's expiry, as
+ * SETBIT, SETRANGE, APPEND, INCR and BITFIELD do in Redis. */
+void rkv_unit_set_expire(struct wp_unit *u, int k, int64_t expire_ms);
 
 /* Runs one unit over the keys at argument positions keyargs[0..n) (duplicates share
  * a unit key). extra is taken over: released at the end with extra_free (or free). */

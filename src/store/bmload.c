@@ -43,6 +43,7 @@ static void bmload_loaded(enum store_status st, const char *err, const struct st
         k->found = rows[i].found;
         k->version = rows[i].found ? rows[i].version : 0;
         k->nbytes = rows[i].found ? rows[i].nbytes : -1;
+        k->expire_ms = rows[i].found ? rows[i].expire_ms : 0;
         k->bm = rows[i].found ? wpath_decode_row(l->names[i], l->lens[i], &rows[i], why, sizeof(why))
                               : roaring_bitmap_create();
         if (!k->bm) {

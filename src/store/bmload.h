@@ -13,6 +13,7 @@ struct bmload_key {
     roaring_bitmap_t *bm; /* owned by the bmload until bmload_free(); steal by setting NULL */
     int64_t version;
     int64_t nbytes;       /* -1: NULL */
+    int64_t expire_ms;    /* deadline, ms since the Unix epoch; 0: none */
     bool found;           /* a row exists (it may still be empty) */
 };
 

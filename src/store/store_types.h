@@ -22,6 +22,8 @@ struct store_row {
     int64_t cardinality;
     uint32_t checksum;
     int64_t nbytes; /* length as a Redis string; -1 when NULL (as long as the members need) */
+    int64_t expire_ms; /* deadline, ms since the Unix epoch; 0: none. A row past its deadline
+                          is handed out as an empty row at its version (store_expire_rows) */
     bool cached;    /* from this instance's cache, not checked against the database */
     bool checked;   /* bits are known to be a valid encoding of the row (written by this
                        instance, or joined from checked chunk rows): one bit may be read
@@ -41,6 +43,7 @@ struct store_write {
     uint64_t cardinality;
     uint32_t checksum;
     int64_t nbytes; /* stored as the Redis string length; -1 stores NULL */
+    int64_t expire_ms; /* stored as the deadline (ms since the Unix epoch); 0 stores NULL */
     int32_t group;
     int64_t inc;    /* versions the write adds: the changes merged into it (0 and 1 both mean one) */
     bool absent;    /* loaded as "no row": the write inserts it (version 1), or checks it is still absent */

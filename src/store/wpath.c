@@ -122,6 +122,7 @@ static bool wp_add_writes(struct wpath *wp, struct store_write *w, size_t *nw, s
         x->keylen = key->keylen;
         x->version = key->version;
         x->nbytes = key->nbytes;
+        x->expire_ms = key->expire_ms;
         x->group = group;
         x->absent = !key->found;
         if (key->dirty) {
@@ -209,6 +210,7 @@ bool wp_key_load(struct wp_key *key, const struct store_row *row, roaring_bitmap
     key->found = row->found;
     key->version = row->found ? row->version : 0; /* a missing row: the write will insert it */
     key->nbytes = row->found ? row->nbytes : -1;
+    key->expire_ms = row->found ? row->expire_ms : 0;
     if (decoded) {
         key->bm = decoded;
     } else if (row->found) {

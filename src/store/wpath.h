@@ -26,6 +26,8 @@ struct wp_key {
     size_t keylen;
     int64_t version;      /* loaded version; after commit, the committed one */
     int64_t nbytes;       /* loaded Redis string length (-1: none stored); written back as is */
+    int64_t expire_ms;    /* loaded deadline (ms since the Unix epoch; 0: none); written back
+                             as is, so a write keeps a key's expiry unless mutate() changes it */
     roaring_bitmap_t *bm; /* current content; mutate() changes it in place */
     bool dirty;           /* set by mutate() for keys it changed */
     bool found;           /* a row exists (else the write inserts it; version 0 until then) */
@@ -116,7 +118,7 @@ struct wpath_ops {
      * and nbytes as the units before it left them, and must keep this contract:
      *  - everything the reply needs is computed in mutate() (done() reads no
      *    bitmap: keys[].bm is NULL once the unit ends);
-     *  - WP_REJECT and WP_UNCHANGED leave the bitmaps and nbytes as they were;
+     *  - WP_REJECT and WP_UNCHANGED leave the bitmaps, nbytes and expire_ms as they were;
      *  - a bitmap may be replaced (free the old, store the new pointer in keys[].bm).
      * A unit's keys[].version after commit is the version its own change made. */
     bool merge;

@@ -31,6 +31,7 @@ struct wp_slot {          /* one key of a train and its shared copy */
     struct wp_key k;      /* the name; version, nbytes, found and bm as loaded */
     int64_t version;      /* as the units applied so far left it */
     int64_t nbytes;
+    int64_t expire_ms;
     bool found;
     bool dirty, cached, used, corrupt;
     uint8_t *encoded;     /* the new bytes while the statement is built */
@@ -392,6 +393,7 @@ static void slot_load(struct wp_train *t, struct wp_slot *s, const struct store_
     s->found = s->k.found;
     s->version = s->k.version;
     s->nbytes = s->k.nbytes;
+    s->expire_ms = s->k.expire_ms;
 }
 
 /* Adds what a unit that changed key did to the bits the slot's units flipped. */
@@ -428,6 +430,7 @@ static void train_apply(struct wp_train *t, struct wp_member *m)
         key->version = s->version;
         key->found = s->found;
         key->nbytes = s->nbytes;
+        key->expire_ms = s->expire_ms;
         key->dirty = false;
         key->narrow = false;
         key->inexact = false;
@@ -457,6 +460,7 @@ static void train_apply(struct wp_train *t, struct wp_member *m)
             s->version++;
             s->found = true;
             s->nbytes = key->nbytes;
+            s->expire_ms = key->expire_ms;
             s->dirty = true;
         } else {
             key->dirty = false;
@@ -508,6 +512,7 @@ static void train_load_done(enum store_status st, const char *err, const struct 
         x->version = s->k.version;
         x->absent = !s->k.found;
         x->nbytes = s->dirty ? s->nbytes : s->k.nbytes;
+        x->expire_ms = s->dirty ? s->expire_ms : s->k.expire_ms;
         if (!s->dirty) continue; /* a version check */
         size_t len = s->base_len;
         /* a kept copy changed in a few containers: its old bits, rewritten there, in the
