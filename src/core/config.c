@@ -74,6 +74,8 @@ static const struct cf_key cf_keys[] = {
     CF_INT_KEY("wlog", "max_value_bytes", wlog_max_value_bytes, "4096", 0, 1048576, R),
     CF_INT_KEY("wlog", "cooldown_s", wlog_cooldown_s, "5", 0, 3600, R),
     CF_INT_KEY("cache", "max_mb", cache_max_mb, "256", 0, 1048576, N),
+    CF_INT_KEY("expire", "sweep_ms", expire_sweep_ms, "1000", 0, 3600000, R),
+    CF_INT_KEY("expire", "sweep_keys", expire_sweep_keys, "500", 1, 100000, R),
     CF_STR_KEY("inbox", "period_time_zone", inbox_period_time_zone, "UTC", N),
     CF_STR_KEY("checkin", "time_zone", checkin_time_zone, "", N),
     CF_INT_KEY("checkin", "backfill_days", checkin_backfill_days, "30", 0, 3660, R),

@@ -53,6 +53,9 @@ struct config {
     int wlog_cooldown_s;     /* after being asked to let go, the lease is not taken again for this long */
     /* [cache] */
     int cache_max_mb;        /* hot bitmaps kept in memory; 0: no cache */
+    /* [expire] */
+    int expire_sweep_ms;     /* expired rows are removed this often (0: never, by this instance) */
+    int expire_sweep_keys;   /* rows removed per statement, at most */
     /* [inbox] */
     char *inbox_period_time_zone;
     /* [checkin] */

@@ -36,6 +36,7 @@ struct cache_val {
     uint32_t checksum;
     uint32_t xid;        /* the transaction that wrote the row (its xmin) */
     int64_t nbytes;      /* -1: NULL */
+    int64_t expire_ms;   /* 0: NULL (no deadline) */
     struct cache_blob *blob; /* NULL when !found */
 };
 

@@ -41,7 +41,7 @@ static void cas_call_cache(struct store *st, const struct cas_call *c, enum stor
             if (!w->bits || !c->blobs[i]) continue; /* a version check: nothing changed */
             struct cache_val v = {.found = true, .version = (w->absent ? 0 : w->version) + write_inc(w),
                                   .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
-                                  .nbytes = w->nbytes, .xid = xid, .blob = c->blobs[i]};
+                                  .nbytes = w->nbytes, .expire_ms = w->expire_ms, .xid = xid, .blob = c->blobs[i]};
             cache_put(st->cache, w->key, w->keylen, &v, mark);
             cache_note_write(st->cache, w->key, w->keylen, v.version, xid);
             store_chunks_committed(st->chunks, w, v.version, xid, &c->ch[i]);
@@ -116,7 +116,7 @@ static void append_done(struct store *st, struct cas_batch *b, const struct db_r
                 if (!w->bits || !c->blobs[i] || conflict[c->first_group + w->group]) continue;
                 struct cache_val v = {.found = true, .version = (w->absent ? 0 : w->version) + write_inc(w),
                                       .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
-                                      .nbytes = w->nbytes, .xid = xid, .blob = c->blobs[i]};
+                                      .nbytes = w->nbytes, .expire_ms = w->expire_ms, .xid = xid, .blob = c->blobs[i]};
                 if (!wlog_put(st->wl, w->key, w->keylen, &v)) lost_image = true;
                 n++;
             }
@@ -283,7 +283,8 @@ static struct db_job *append_send(struct store *st, struct cas_batch *b, size_t 
                 im[nim++] = (struct wlog_image){.key = w->key, .keylen = w->keylen,
                                                 .version = (w->absent ? 0 : w->version) + write_inc(w),
                                                 .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
-                                                .nbytes = w->nbytes, .bits = w->bits, .len = w->len};
+                                                .nbytes = w->nbytes, .expire_ms = w->expire_ms, .bits = w->bits,
+                                                .len = w->len};
             }
         }
     pa_begin(&ikeys, OID_BYTEA, nim, false);
@@ -338,12 +339,12 @@ static bool cas_send(struct store *st)
     struct sq_item *it;
     uint64_t *set = NULL;
     const struct store_write **who = NULL;
-    struct pgarr keys, vers, bits, cards, crcs, grps, lens, incs, wholes, dirxids;
+    struct pgarr keys, vers, bits, cards, crcs, grps, lens, incs, exps, wholes, dirxids;
     struct pgarr ckeys, clos, chis, cbits, ccards, ccrcs, flips;
     size_t nchunks = 0;
     bool any_delete = false;
     struct db_job *job = NULL;
-    bool any_null = false, any_null_len = false;
+    bool any_null = false, any_null_len = false, any_null_exp = false;
     unsigned long ncalls = 0;
     enum call_kind kind = CALL_DIRECT;
 
@@ -410,6 +411,7 @@ static bool cas_send(struct store *st)
         for (size_t i = 0; i < c->n; i++) {
             any_null |= (c->w[i].bits == NULL);
             any_null_len |= (c->w[i].nbytes < 0);
+            any_null_exp |= (c->w[i].expire_ms <= 0);
             nchunks += c->ch[i].nrows;
             for (size_t j = 0; j < c->ch[i].nrows; j++) any_delete |= c->ch[i].rows[j].bits == NULL;
         }
@@ -422,6 +424,7 @@ static bool cas_send(struct store *st)
     pa_begin(&grps, OID_INT4, nkeys, false);
     pa_begin(&lens, OID_INT8, nkeys, any_null_len);
     pa_begin(&incs, OID_INT8, nkeys, false);
+    pa_begin(&exps, OID_INT8, nkeys, any_null_exp);
     /* the chunk parameters of SQL_CAS; a SQL_CAS_ROWS batch has no chunked write */
     pa_begin(&wholes, OID_INT4, b->rows_only ? 0 : nkeys, false);
     pa_begin(&dirxids, OID_INT8, b->rows_only ? 0 : nkeys, false);
@@ -458,14 +461,16 @@ static bool cas_send(struct store *st)
             pa_int4(&grps, c->first_group + w->group);
             pa_int8_or_null(&lens, w->nbytes);
             pa_int8(&incs, write_inc(w));
+            pa_int8_or_null(&exps, w->expire_ms > 0 ? w->expire_ms : -1);
         }
     for (c = b->calls; c; c = c->next) ncalls++;
     sent_link(&st->writes.sent, &b->sent); /* before the query, so that store_free finds it whatever follows */
-    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom || incs.oom ||
+    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom || incs.oom || exps.oom ||
           wholes.oom || ckeys.oom || clos.oom || chis.oom || cbits.oom || ccards.oom || ccrcs.oom || dirxids.oom ||
           flips.oom)) {
-        struct db_param p[17] = {pa_param(&keys),   pa_param(&vers),  pa_param(&bits),  pa_param(&cards),
+        struct db_param p[18] = {pa_param(&keys),   pa_param(&vers),  pa_param(&bits),  pa_param(&cards),
                                  pa_param(&crcs),   pa_param(&grps),  pa_param(&lens),  pa_param(&incs),
+                                 pa_param(&exps),
                                  pa_param(&wholes), pa_param(&ckeys), pa_param(&clos),  pa_param(&chis),
                                  pa_param(&cbits),  pa_param(&ccards), pa_param(&ccrcs), pa_param(&dirxids),
                                  pa_param(&flips)};
@@ -474,13 +479,13 @@ static bool cas_send(struct store *st)
         const struct cas_chunks *ch0 = &b->calls->ch[0];
         bool one = nkeys == 1 && w0->bits && !w0->absent;
         if (one && b->rows_only)
-            job = db_query_prepared(st->db, STMT_CAS_ONE, SQL_CAS_ONE, 8, p, cas_batch_done, b);
+            job = db_query_prepared(st->db, STMT_CAS_ONE, SQL_CAS_ONE, 9, p, cas_batch_done, b);
         else if (one && ch0->chunked && !ch0->whole && ch0->dir_xid >= 0)
-            job = db_query_prepared(st->db, STMT_CAS_ONE_CHUNKED, SQL_CAS_ONE_CHUNKED, 17, p, cas_batch_done, b);
+            job = db_query_prepared(st->db, STMT_CAS_ONE_CHUNKED, SQL_CAS_ONE_CHUNKED, 18, p, cas_batch_done, b);
         else if (b->rows_only)
-            job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 8, p, cas_batch_done, b);
+            job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 9, p, cas_batch_done, b);
         else
-            job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 17, p, cas_batch_done, b);
+            job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 18, p, cas_batch_done, b);
     }
     free(dirxids.buf);
     free(flips.buf);
@@ -499,6 +504,7 @@ static bool cas_send(struct store *st)
     free(grps.buf);
     free(lens.buf);
     free(incs.buf);
+    free(exps.buf);
 sent:
     /* out of memory: the batch's calls fail, from the loop as always */
     if (!job && !(job = db_defer(st->db, cas_batch_unsent, b))) {

@@ -51,6 +51,12 @@ struct store {
     struct wlog *wl;              /* the write-behind log (store_wlog.h) */
     struct squeue parked;         /* writes of pending keys waiting for a fold or the lease */
     struct event *wait_ev;        /* a pause before sending again what the log's guard held back */
+    uint8_t *empty_bits;          /* the encoding of the empty bitmap: an expired row's bits */
+    size_t empty_len;
+    uint32_t empty_crc;
+    struct event *sweep_ev;       /* the next sweep of expired rows (store_expire.c) */
+    struct db_job *sweep_job;
+    bool sweep_stopped, sweep_failed_logged;
     unsigned absent_score;        /* 0..ABSENT_ONE: how many of the recent cache misses
                                      loaded found no row, decaying (store_peek_or_guess) */
     struct store_stats stats;
@@ -152,6 +158,16 @@ void load_finish(struct load_ctx *ctx);
 void load_flush(struct store *st);
 /* The loads answered from the cache, on the turn after they were asked. */
 void load_ready_cb(evutil_socket_t fd, short what, void *arg);
+
+/* store_expire.c */
+/* The empty encoding and the sweep's timer; false when out of memory. */
+bool store_expire_setup(struct store *st) WUR;
+/* Rows past their deadline become empty rows at their version (found, expired). */
+void store_expire_rows(struct store *st, struct store_row *rows, size_t n);
+/* Starts the sweeps of expired rows ([expire] sweep_ms). */
+void store_expire_start(struct store *st);
+void sweep_cb(evutil_socket_t fd, short what, void *arg);
+void store_expire_free(struct store *st);
 
 /* store_cas.c */
 void cas_call_free(struct cas_call *c);

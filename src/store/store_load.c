@@ -27,15 +27,16 @@ static const char SQL_LOAD[] =
     "                   CROSS JOIN LATERAL unnest(ARRAY[c.lo::int8, c.hi::int8, c.cardinality, c.checksum])"
     "                                      WITH ORDINALITY AS u(x, o)"
     "                  WHERE c.key = k.key) END,"
-    "       CASE WHEN octet_length(b.bits) = 0 AND " LOAD_SENT " THEN b.flips END"
+    "       CASE WHEN octet_length(b.bits) = 0 AND " LOAD_SENT " THEN b.flips END, b.expire_ms"
     "  FROM unnest($1::bytea[], $2::int8[], $3::int8[]) WITH ORDINALITY AS k(key, ver, xid, ord)"
-    "  CROSS JOIN LATERAL (SELECT x.version, x.bits, x.cardinality, x.checksum, x.nbytes, x.xmin, x.flips"
+    "  CROSS JOIN LATERAL (SELECT x.version, x.bits, x.cardinality, x.checksum, x.nbytes, x.xmin, x.flips,"
+    "                             x.expire_ms"
     "                        FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1) b"
     /* a write-behind log with rows: only its holder may trust the rows (ord 0; column
      * 1 says whether anyone holds the lease) */
     " UNION ALL"
     " SELECT 0, pg_try_advisory_xact_lock_shared(" WLOG_LEASE_LOCK ")::int4::int8, NULL, NULL, NULL, NULL, NULL,"
-    "        NULL, NULL, NULL"
+    "        NULL, NULL, NULL, NULL"
     "  WHERE EXISTS (SELECT 1 FROM bitmapd.wlog)";
 
 
@@ -56,7 +57,7 @@ static void load_ctx_free(struct load_ctx *ctx)
 static void row_from_val(struct store_row *row, const struct cache_val *v)
 {
     *row = (struct store_row){.found = v->found, .version = v->version, .cardinality = v->cardinality,
-                              .checksum = v->checksum, .nbytes = v->nbytes};
+                              .checksum = v->checksum, .nbytes = v->nbytes, .expire_ms = v->expire_ms};
     if (v->blob) {
         row->bits = v->blob->data;
         row->len = v->blob->len;
@@ -110,7 +111,8 @@ static void load_take_row(struct load_ctx *ctx, const PGresult *res, int i, size
                           .cardinality = db_value_int8(res, i, 3),
                           .checksum = (uint32_t)db_value_int8(res, i, 4),
                           .nbytes = PQgetisnull(res, i, 5) ? -1 : db_value_int8(res, i, 5),
-                          .xid = (uint32_t)db_value_int8(res, i, 6)};
+                          .xid = (uint32_t)db_value_int8(res, i, 6),
+                          .expire_ms = PQgetisnull(res, i, 10) ? 0 : db_value_int8(res, i, 10)};
     struct store_row *row = &ctx->rows[k];
     ctx->seen[pos] = true;
     if (load_take_pending(ctx, pos)) return;
@@ -169,6 +171,7 @@ static void load_deliver_cb(const struct db_result *r, void *arg)
 {
     struct load_ctx *ctx = arg;
     (void)r;
+    if (ctx->status == STORE_OK) store_expire_rows(ctx->st, ctx->rows, ctx->n);
     ctx->cb(ctx->status, ctx->err, ctx->status == STORE_OK ? ctx->rows : NULL, ctx->arg);
 }
 

@@ -37,6 +37,14 @@ void store_metrics_render(struct evbuffer *out, void *arg)
                            "Requests' writes merged into one read-modify-write of the same keys.",
                            &metrics.write_merged_units);
     metrics_counter(out, "bitmapd_load_statements_total", "Coalesced load statements.", ss.load_statements);
+    metrics_counter(out, "bitmapd_expired_reads_total",
+            "Rows handed out as absent because their key's deadline had passed (not yet removed).", ss.expired_reads);
+    metrics_counter(out, "bitmapd_expired_keys_removed_total",
+            "Rows of expired keys removed by this instance's sweeps ([expire] sweep_ms).", ss.expired_removed);
+    metrics_counter(out, "bitmapd_expire_sweeps_total", "Sweep statements that ran.", ss.expire_sweeps);
+    metrics_counter(out, "bitmapd_expire_sweep_failures_total",
+            "Sweep statements that failed (the database away, or another instance holds the write-behind log).",
+            ss.expire_sweep_failures);
     metrics_size_histogram(out, "bitmapd_load_batch_keys", "Keys per coalesced load statement.",
                            &metrics.load_batch_keys);
     metrics_counter(out, "bitmapd_write_conflicts_total", "Write units whose version check failed (another writer won).",

@@ -27,7 +27,7 @@
     " bad AS (SELECT DISTINCT v.grp FROM v LEFT JOIN cur ON cur.key = v.key" \
     "          WHERE coalesce(cur.version, -1) <> v.ver)," \
     " upd AS (UPDATE bitmapd.bitmaps b" \
-    "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes," \
+    "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes, expire_ms = v.exp," \
     "                version = b.version + v.inc, updated_at = now()" set_flips \
     "           FROM v" \
     "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL" \
@@ -35,8 +35,8 @@
     "      RETURNING b.key)," \
     " want AS (SELECT * FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL" \
     "             AND v.grp NOT IN (SELECT grp FROM bad))," \
-    " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes)" \
-    "         SELECT key, inc, bits, card, crc, nbytes FROM want ORDER BY key" \
+    " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes, expire_ms)" \
+    "         SELECT key, inc, bits, card, crc, nbytes, exp FROM want ORDER BY key" \
     "         ON CONFLICT (key) DO NOTHING RETURNING b.key)"
 
 /* What both statements answer: the groups that did not commit, the transaction's id,
@@ -67,15 +67,15 @@
 
 const char SQL_CAS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
-    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int4[], $16::int8[],"
-    "                                $17::bytea[])"
-    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, whole, dirxid, flips)),"
+    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int8[], $10::int4[],"
+    "                                $17::int8[], $18::bytea[])"
+    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, whole, dirxid, flips)),"
     SQL_CAS_HEADS(", flips = v.flips") ","
     " done AS (SELECT v.key, v.whole, octet_length(v.bits) = 0 AS chunked"
     "            FROM v LEFT JOIN cur ON cur.key = v.key"
     "           WHERE v.bits IS NOT NULL AND v.grp NOT IN (SELECT grp FROM bad)"
     "             AND (octet_length(v.bits) = 0 OR cur.chunked)),"
-    " c AS (SELECT * FROM unnest($10::bytea[], $11::int4[], $12::int4[], $13::bytea[], $14::int8[], $15::int8[])"
+    " c AS (SELECT * FROM unnest($11::bytea[], $12::int4[], $13::int4[], $14::bytea[], $15::int8[], $16::int8[])"
     "                  AS t(key, lo, hi, bits, card, crc)"
     "        WHERE t.key IN (SELECT key FROM done)),"
     SQL_CHUNKS_PUT
@@ -94,8 +94,8 @@ const char SQL_CAS[] =
  * through SQL_CAS from then on. */
 const char SQL_CAS_ROWS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
-    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[])"
-    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc)),"
+    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int8[])"
+    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp)),"
     SQL_CAS_HEADS("")
     SQL_CAS_ANSWER("cur.chunked AND v.bits IS NOT NULL");
 
@@ -115,26 +115,28 @@ const char SQL_CAS_ROWS[] =
 const char SQL_CAS_ONE[] =
     "WITH upd AS (UPDATE bitmapd.bitmaps b"
     "                SET bits = ($3::bytea[])[1], cardinality = ($4::int8[])[1], checksum = ($5::int8[])[1],"
-    "                    nbytes = ($7::int8[])[1], version = b.version + ($8::int8[])[1], updated_at = now()"
+    "                    nbytes = ($7::int8[])[1], version = b.version + ($8::int8[])[1], updated_at = now(),"
+    "                    expire_ms = ($9::int8[])[1]"
     "              WHERE b.key = ($1::bytea[])[1] AND b.version = ($2::int8[])[1] AND octet_length(b.bits) > 0"
     "          RETURNING 1)"
     SQL_CAS_ONE_ANSWER("upd");
 
 /* The same for one chunked row whose chunk directory is known (a hot big key): the
  * head is updated at its version and at the transaction that wrote the directory (the
- * check SQL_CAS makes by aborting), with its new flips ($17: NULL once the chunks are
+ * check SQL_CAS makes by aborting), with its new flips ($18: NULL once the chunks are
  * written whole), and only then are the changed chunks written and the vanished ones
  * deleted (none when the write is the flips alone). A head that does not match writes
  * nothing: a conflict. */
 const char SQL_CAS_ONE_CHUNKED[] =
     "WITH h AS (UPDATE bitmapd.bitmaps b"
     "              SET cardinality = ($4::int8[])[1], checksum = ($5::int8[])[1], nbytes = ($7::int8[])[1],"
-    "                  version = b.version + ($8::int8[])[1], updated_at = now(), flips = ($17::bytea[])[1]"
+    "                  version = b.version + ($8::int8[])[1], updated_at = now(), flips = ($18::bytea[])[1],"
+    "                  expire_ms = ($9::int8[])[1]"
     "            WHERE b.key = ($1::bytea[])[1] AND b.version = ($2::int8[])[1] AND octet_length(b.bits) = 0"
-    "              AND b.xmin::text::int8 = ($16::int8[])[1] AND ($9::int4[])[1] = 0"
+    "              AND b.xmin::text::int8 = ($17::int8[])[1] AND ($10::int4[])[1] = 0"
     "              AND octet_length(($3::bytea[])[1]) = 0"
     "        RETURNING 1),"
-    " c AS (SELECT * FROM unnest($10::bytea[], $11::int4[], $12::int4[], $13::bytea[], $14::int8[], $15::int8[])"
+    " c AS (SELECT * FROM unnest($11::bytea[], $12::int4[], $13::int4[], $14::bytea[], $15::int8[], $16::int8[])"
     "                  AS t(key, lo, hi, bits, card, crc)"
     "        WHERE EXISTS (SELECT 1 FROM h)),"
     /* only chunks whose bytes changed are sent: no comparison (it would read the old

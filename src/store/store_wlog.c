@@ -16,10 +16,13 @@
 #include "store/store_wlog_internal.h"
 
 /* ---- packed images ---------------------------------------------------------------
- * A log row: "BMW1", u32 count, then per image u16 keylen, key, i64 version,
- * i64 cardinality, u32 checksum, i64 nbytes (-1: NULL), u32 len, bits; then the
- * CRC-32C of everything before it. Big-endian, as PostgreSQL's binary format. */
-#define PACK_MAGIC "BMW1"
+ * A log row: "BMW2", u32 count, then per image u16 keylen, key, i64 version,
+ * i64 cardinality, u32 checksum, i64 nbytes (-1: NULL), i64 expire_ms (0: none),
+ * u32 len, bits; then the CRC-32C of everything before it. Big-endian, as
+ * PostgreSQL's binary format. Rows of "BMW1" (written before keys could expire) are
+ * the same without expire_ms, and still read. */
+#define PACK_MAGIC "BMW2"
+#define PACK_MAGIC_V1 "BMW1"
 
 static uint8_t *put32(uint8_t *p, uint32_t v)
 {
@@ -41,7 +44,7 @@ static uint32_t get32(const uint8_t *p)
     return ntohl(v);
 }
 
-size_t wlog_pack_size(size_t keylen, size_t bitslen) { return 2 + keylen + 8 + 8 + 4 + 8 + 4 + bitslen; }
+size_t wlog_pack_size(size_t keylen, size_t bitslen) { return 2 + keylen + 8 + 8 + 4 + 8 + 8 + 4 + bitslen; }
 
 size_t wlog_pack(uint8_t *out, const struct wlog_image *im, size_t n)
 {
@@ -56,6 +59,7 @@ size_t wlog_pack(uint8_t *out, const struct wlog_image *im, size_t n)
         p = put64(p, im[i].cardinality);
         p = put32(p, im[i].checksum);
         p = put64(p, im[i].nbytes);
+        p = put64(p, im[i].expire_ms);
         p = put32(p, (uint32_t)im[i].len);
         if (im[i].len) memcpy(p, im[i].bits, im[i].len);
         p += im[i].len;
@@ -69,21 +73,24 @@ static bool unpack_pass(const uint8_t *buf, size_t len, void (*each)(const struc
 {
     const uint8_t *p = buf + WLOG_PACK_HEAD, *end = buf + len - WLOG_PACK_TAIL;
     uint32_t n = get32(buf + 4);
+    bool v1 = memcmp(buf, PACK_MAGIC_V1, 4) == 0;
+    size_t fixed = v1 ? 32 : 40;
     for (uint32_t i = 0; i < n; i++) {
         struct wlog_image im;
         if (end - p < 2) return false;
         im.keylen = (size_t)p[0] << 8 | p[1];
         p += 2;
-        if ((size_t)(end - p) < im.keylen + 32) return false;
+        if ((size_t)(end - p) < im.keylen + fixed) return false;
         im.key = p;
         p += im.keylen;
         im.version = pgbin_be64(p);
         im.cardinality = pgbin_be64(p + 8);
         im.checksum = get32(p + 16);
         im.nbytes = pgbin_be64(p + 20);
-        im.len = get32(p + 28);
-        p += 32;
-        if ((size_t)(end - p) < im.len || im.version < 1) return false;
+        im.expire_ms = v1 ? 0 : pgbin_be64(p + 28);
+        im.len = get32(p + fixed - 4);
+        p += fixed;
+        if ((size_t)(end - p) < im.len || im.version < 1 || im.expire_ms < 0) return false;
         im.bits = p;
         p += im.len;
         if (each) each(&im, arg);
@@ -93,7 +100,7 @@ static bool unpack_pass(const uint8_t *buf, size_t len, void (*each)(const struc
 
 bool wlog_unpack(const uint8_t *buf, size_t len, void (*each)(const struct wlog_image *im, void *arg), void *arg)
 {
-    if (len < WLOG_PACK_HEAD + WLOG_PACK_TAIL || memcmp(buf, PACK_MAGIC, 4) != 0 ||
+    if (len < WLOG_PACK_HEAD + WLOG_PACK_TAIL || (memcmp(buf, PACK_MAGIC, 4) != 0 && memcmp(buf, PACK_MAGIC_V1, 4) != 0) ||
         get32(buf + len - 4) != codec_crc32c(buf, len - 4) || !unpack_pass(buf, len, NULL, NULL))
         return false;
     return unpack_pass(buf, len, each, arg);

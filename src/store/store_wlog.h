@@ -101,6 +101,7 @@ struct wlog_image {
     const uint8_t *key;
     size_t keylen;
     int64_t version, cardinality, nbytes;
+    int64_t expire_ms; /* 0: none */
     uint32_t checksum;
     const uint8_t *bits;
     size_t len;

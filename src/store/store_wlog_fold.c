@@ -18,14 +18,16 @@
  * by the appends already: the fold sends no notification of its own. */
 static const char SQL_FOLD[] =
     "WITH f AS MATERIALIZED (SELECT set_config('bitmapd.folding', 'on', true) AS flag),"
-    " v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[], $6::int8[])"
-    "                     AS t(key, ver, bits, card, crc, nbytes)"
+    " v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[], $6::int8[],"
+    "                            $8::int8[])"
+    "                     AS t(key, ver, bits, card, crc, nbytes, exp)"
     "        WHERE (SELECT flag FROM f) = 'on'),"
-    " up AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes)"
-    "        SELECT key, ver, bits, card, crc, nbytes FROM v ORDER BY key"
+    " up AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes, expire_ms)"
+    "        SELECT key, ver, bits, card, crc, nbytes, exp FROM v ORDER BY key"
     "        ON CONFLICT (key) DO UPDATE"
     "              SET version = excluded.version, bits = excluded.bits, cardinality = excluded.cardinality,"
-    "                  checksum = excluded.checksum, nbytes = excluded.nbytes, updated_at = now()"
+    "                  checksum = excluded.checksum, nbytes = excluded.nbytes, updated_at = now(),"
+    "                  expire_ms = excluded.expire_ms"
     "            WHERE b.version < excluded.version AND octet_length(b.bits) > 0"
     "        RETURNING 1),"
     " gone AS (DELETE FROM bitmapd.wlog WHERE seq = ANY($7::int8[]) RETURNING 1)"
@@ -91,9 +93,9 @@ static void fold_done(const struct db_result *r, void *arg)
 
 void wl_fold_start(struct wlog *wl)
 {
-    struct pgarr keys, vers, bits, cards, crcs, lens, seqs;
+    struct pgarr keys, vers, bits, cards, crcs, lens, exps, seqs;
     size_t n = wl->n, j = 0;
-    bool any_null_len = false;
+    bool any_null_len = false, any_null_exp = false;
 
     if (wl->fold_job || wl->state < WL_HOLDING || (!wl->n && !wl->nseqs)) return;
     event_del(wl->timer);
@@ -105,13 +107,17 @@ void wl_fold_start(struct wlog *wl)
         return;
     }
     for (size_t i = 0; i < wl->cap; i++)
-        for (struct pend *p = wl->tab[i]; p; p = p->next) any_null_len |= p->v.nbytes < 0;
+        for (struct pend *p = wl->tab[i]; p; p = p->next) {
+            any_null_len |= p->v.nbytes < 0;
+            any_null_exp |= p->v.expire_ms <= 0;
+        }
     pa_begin(&keys, OID_BYTEA, n, false);
     pa_begin(&vers, OID_INT8, n, false);
     pa_begin(&bits, OID_BYTEA, n, false);
     pa_begin(&cards, OID_INT8, n, false);
     pa_begin(&crcs, OID_INT8, n, false);
     pa_begin(&lens, OID_INT8, n, any_null_len);
+    pa_begin(&exps, OID_INT8, n, any_null_exp);
     pa_begin(&seqs, OID_INT8, wl->nseqs, false);
     for (size_t i = 0; i < wl->cap; i++)
         for (struct pend *p = wl->tab[i]; p; p = p->next) {
@@ -123,6 +129,7 @@ void wl_fold_start(struct wlog *wl)
             pa_int8(&cards, p->v.cardinality);
             pa_int8(&crcs, (int64_t)p->v.checksum);
             pa_int8_or_null(&lens, p->v.nbytes);
+            pa_int8_or_null(&exps, p->v.expire_ms > 0 ? p->v.expire_ms : -1);
         }
     for (size_t i = 0; i < wl->nseqs; i++) {
         pa_int8(&seqs, wl->seqs[i]);
@@ -135,10 +142,10 @@ void wl_fold_start(struct wlog *wl)
     for (size_t i = 0; i < wl->ninflight; i++)
         if (wl->inflight[i] - 1 < wl->fold_covers) wl->fold_covers = wl->inflight[i] - 1;
     wl->fold_mark = cache_mark(wl->cache);
-    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || lens.oom || seqs.oom)) {
-        struct db_param p[7] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
-                                pa_param(&crcs), pa_param(&lens), pa_param(&seqs)};
-        wl->fold_job = db_query(wl->db, SQL_FOLD, 7, p, fold_done, wl);
+    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || lens.oom || exps.oom || seqs.oom)) {
+        struct db_param p[8] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
+                                pa_param(&crcs), pa_param(&lens), pa_param(&seqs), pa_param(&exps)};
+        wl->fold_job = db_query(wl->db, SQL_FOLD, 8, p, fold_done, wl);
     }
     free(keys.buf);
     free(vers.buf);
@@ -146,6 +153,7 @@ void wl_fold_start(struct wlog *wl)
     free(cards.buf);
     free(crcs.buf);
     free(lens.buf);
+    free(exps.buf);
     free(seqs.buf);
     if (!wl->fold_job) {
         for (size_t i = 0; i < wl->nfold; i++) wl->fold[i].p->fold_pos = 0;

@@ -44,7 +44,7 @@ static void recovered_image(const struct wlog_image *im, void *arg)
 {
     struct wlog *wl = arg;
     struct cache_val v = {.found = true, .version = im->version, .cardinality = im->cardinality,
-                          .checksum = im->checksum, .nbytes = im->nbytes};
+                          .checksum = im->checksum, .nbytes = im->nbytes, .expire_ms = im->expire_ms};
     if (!(v.blob = cache_blob_new(im->bits, im->len))) {
         wl->recover_failed = true;
         return;

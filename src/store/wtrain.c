@@ -387,7 +387,7 @@ static void slot_load(struct wp_train *t, struct wp_slot *s, const struct store_
     s->base_len = row->len;
     s->base_card = row->cardinality;
     s->touch = TOUCH_NONE;
-    s->flips_known = true;
+    s->flips_known = !row->expired; /* an expired value's chunks are not the base of what is written */
     if (s->flipped) roaring_bitmap_clear(s->flipped);
     s->corrupt = !wp_key_load(&s->k, row, kept, s->error, sizeof(s->error));
     s->found = s->k.found;
