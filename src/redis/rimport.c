@@ -51,6 +51,7 @@ struct imp_item {
     roaring_bitmap_t *bm; /* the value's bits, run-optimized; owned */
     uint64_t len;         /* the value's length in bytes (Redis STRLEN) */
     uint64_t stored;      /* bytes of its stored encoding */
+    int64_t expire_ms;    /* its deadline, ms since the epoch (0: none) */
 };
 
 struct imp_stats {
@@ -75,6 +76,8 @@ struct imp {
     size_t nitems;
     struct imp_stats st;
     bool aborted; /* Redis or PostgreSQL went away: the import stopped early */
+    bool exact_ttl; /* Redis has PEXPIRETIME (7.0): deadlines are copied exactly, else
+                       from PTTL and this clock (to within the round trip) */
     /* the wpath in progress */
     bool wp_finished;
     enum wp_status wp_status;
@@ -320,6 +323,14 @@ static bool imp_connect(struct imp *im)
     }
     im->total = r->type == REDIS_REPLY_INTEGER && r->integer > 0 ? (uint64_t)r->integer : 0;
     freeReplyObject(r);
+    /* an error (an older Redis) is the answer here, not a failure */
+    r = redisCommand(im->rc, "PEXPIRETIME %s", "bitmapd:import:probe");
+    if (!r) {
+        fprintf(stderr, "bitmapd: redis at %s: %s\n", im->where, im->rc->errstr);
+        return false;
+    }
+    im->exact_ttl = r->type == REDIS_REPLY_INTEGER;
+    freeReplyObject(r);
     return true;
 }
 
@@ -408,22 +419,49 @@ static bool imp_take_value(struct imp *im, struct imp_item *it, const redisReply
     return true;
 }
 
-/* GETs the batch's values, GET_PIPELINE at a time; keeps the items that have one. */
+/* The deadline of a key from its PEXPIRETIME (or PTTL) reply; false when the key has
+ * gone meanwhile (expired between the GET and this). */
+static bool imp_take_expiry(struct imp *im, struct imp_item *it, const redisReply *r)
+{
+    it->expire_ms = 0;
+    if (r->type != REDIS_REPLY_INTEGER) {
+        imp_fail(im, it->key, it->keylen, "%s answered something other than an integer",
+                 im->exact_ttl ? "PEXPIRETIME" : "PTTL");
+        return false;
+    }
+    if (r->integer == -2) {
+        im->st.skipped[SKIP_GONE]++;
+        return false;
+    }
+    if (r->integer >= 0) {
+        long long when = im->exact_ttl ? r->integer : (long long)wall_ms() + r->integer;
+        it->expire_ms = when > 0 ? when : 1; /* a deadline passed: the key reads as absent */
+    }
+    return true;
+}
+
+/* GETs the batch's values and deadlines, GET_PIPELINE keys at a time; keeps the items
+ * that have a value. */
 static void imp_fetch(struct imp *im)
 {
     size_t sent = 0, got = 0, kept = 0;
     while (got < im->nitems && !im->aborted) {
-        for (; sent < im->nitems && sent < got + GET_PIPELINE; sent++)
+        for (; sent < im->nitems && sent < got + GET_PIPELINE; sent++) {
             redisAppendCommand(im->rc, "GET %b", im->items[sent].key, im->items[sent].keylen);
-        redisReply *r;
-        if (redisGetReply(im->rc, (void **)&r) != REDIS_OK) {
+            redisAppendCommand(im->rc, im->exact_ttl ? "PEXPIRETIME %b" : "PTTL %b", im->items[sent].key,
+                               im->items[sent].keylen);
+        }
+        redisReply *r = NULL, *t = NULL;
+        if (redisGetReply(im->rc, (void **)&r) != REDIS_OK || redisGetReply(im->rc, (void **)&t) != REDIS_OK) {
             fprintf(stderr, "bitmapd: redis at %s: %s\n", im->where, im->rc->errstr);
+            if (r) freeReplyObject(r);
             im->aborted = true;
             break;
         }
         struct imp_item *it = &im->items[got++];
-        bool ok = imp_take_value(im, it, r);
+        bool ok = imp_take_value(im, it, r) && imp_take_expiry(im, it, t);
         freeReplyObject(r);
+        freeReplyObject(t);
         if (ok)
             im->items[kept++] = *it;
         else
@@ -453,7 +491,12 @@ static enum wp_mutation imp_mutate(struct wpath *wp, struct wp_unit *u, void *ar
     struct wp_key *k = &u->keys[0];
 
     u->aux = 0;
-    if (k->nbytes == (int64_t)it->len && roaring_bitmap_equals(k->bm, it->bm)) return WP_UNCHANGED;
+    /* a deadline read through PTTL moves with the round trip: within a second is the same */
+    int64_t skew = k->expire_ms - it->expire_ms, slack = im->exact_ttl ? 0 : 1000;
+    bool same_deadline = k->expire_ms && it->expire_ms ? skew <= slack && -skew <= slack
+                                                        : k->expire_ms == it->expire_ms;
+    if (k->nbytes == (int64_t)it->len && same_deadline && roaring_bitmap_equals(k->bm, it->bm))
+        return WP_UNCHANGED;
     roaring_bitmap_t *bm = roaring_bitmap_copy(it->bm);
     if (!bm) {
         snprintf(u->error, sizeof(u->error), "out of memory");
@@ -462,6 +505,7 @@ static enum wp_mutation imp_mutate(struct wpath *wp, struct wp_unit *u, void *ar
     roaring_bitmap_free(k->bm);
     k->bm = bm;
     k->nbytes = (int64_t)it->len;
+    k->expire_ms = it->expire_ms;
     k->dirty = true;
     u->aux = 1;
     return WP_CHANGED;
