@@ -70,6 +70,8 @@ echo "# loading redis"
   echo "HSET imp:hash f v"
   echo "SADD imp:set m"
   echo "ZADD imp:zset 1 m"
+  echo "PEXPIREAT imp:bm:1 4102444800123" # deadlines travel with the values
+  echo "EXPIRE imp:text 100000"
 } | R >/dev/null
 printf 'a\000b\000\377' | R -x SET imp:bin >/dev/null
 head -c 100000 /dev/zero | tr '\0' '\377' | R -x SET imp:dense >/dev/null
@@ -150,6 +152,12 @@ check "GET imp:bin keeps its NUL bytes" 61006200ff "$(rcli GET imp:bin | head -c
 check "imp:empty exists with length 0" "1 0" "$(rcli EXISTS imp:empty) $(rcli STRLEN imp:empty)"
 check "GETBIT imp:bm:7 at 7*7919" 1 "$(rcli GETBIT imp:bm:7 $((7 * 7919)))"
 check "the skipped list is not in bitmapd" 0 "$(rcli EXISTS imp:list)"
+check "a deadline set with PEXPIREAT is imported exactly" 4102444800123 \
+  "$(sql "SELECT expire_ms FROM bitmapd.bitmaps WHERE key = 'imp:bm:1'::bytea")"
+check "a relative deadline (EXPIRE 100000) is imported within the run's time" t \
+  "$(sql "SELECT ttl_ms BETWEEN 90000000 AND 100000000 FROM bitmapd.key_expiry WHERE key = 'imp:text'")"
+check "keys without a deadline have none" 2 \
+  "$(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE substring(key from 1 for 4) = 'imp:'::bytea AND expire_ms IS NOT NULL")"
 
 echo "# re-running writes nothing"
 v0=$(imp_versions)
