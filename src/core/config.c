@@ -76,6 +76,7 @@ static const struct cf_key cf_keys[] = {
     CF_INT_KEY("cache", "max_mb", cache_max_mb, "256", 0, 1048576, N),
     CF_INT_KEY("expire", "sweep_ms", expire_sweep_ms, "1000", 0, 3600000, R),
     CF_INT_KEY("expire", "sweep_keys", expire_sweep_keys, "500", 1, 100000, R),
+    CF_INT_KEY("expire", "sweep_grace_ms", expire_sweep_grace_ms, "60000", 0, 86400000, R),
     CF_STR_KEY("inbox", "period_time_zone", inbox_period_time_zone, "UTC", N),
     CF_STR_KEY("checkin", "time_zone", checkin_time_zone, "", N),
     CF_INT_KEY("checkin", "backfill_days", checkin_backfill_days, "30", 0, 3660, R),

@@ -56,6 +56,7 @@ struct config {
     /* [expire] */
     int expire_sweep_ms;     /* expired rows are removed this often (0: never, by this instance) */
     int expire_sweep_keys;   /* rows removed per statement, at most */
+    int expire_sweep_grace_ms; /* a row is removed this long after its deadline, not before */
     /* [inbox] */
     char *inbox_period_time_zone;
     /* [checkin] */

@@ -47,8 +47,13 @@ void store_expire_rows(struct store *st, struct store_row *rows, size_t n)
 }
 
 /* ---- the sweep --------------------------------------------------------------------
- * One statement removes up to $2 rows whose deadline ($1, this instance's clock) has
- * passed: the earliest first, found through the partial index bitmaps_expire (only
+ * One statement removes up to $2 rows whose deadline passed [expire] sweep_grace_ms
+ * ago ($1, by this instance's clock). The grace keeps a version from repeating while
+ * anyone may still write with it: a writer that loaded the key at version v before
+ * the removal could otherwise find the key created again and written up to v, and
+ * overwrite it (a compare-and-swap sees versions, and rows removed start again at
+ * 1); a load and its compare-and-swap lie at most [postgres] queue_timeout_ms plus
+ * query_timeout_ms apart. The earliest first, found through the partial index bitmaps_expire (only
  * keys with a deadline are in it, so no sweep reads the table), skipping rows a writer
  * holds locked (their write decides; never a wait, so never a deadlock with the
  * compare-and-swap, which locks in key order), and the chunk rows of those that were
@@ -113,7 +118,7 @@ void sweep_cb(evutil_socket_t fd, short what, void *arg)
         return;
     }
     char now[24], limit[24];
-    snprintf(now, sizeof(now), "%lld", (long long)wall_ms());
+    snprintf(now, sizeof(now), "%lld", (long long)(wall_ms() - st->cfg->expire_sweep_grace_ms));
     snprintf(limit, sizeof(limit), "%d", st->cfg->expire_sweep_keys);
     struct db_param p[2] = {{now, 0, 0}, {limit, 0, 0}};
     if (!(st->sweep_job = db_query(st->db, SQL_SWEEP, 2, p, sweep_done, st))) sweep_arm(st, every);
