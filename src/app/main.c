@@ -21,6 +21,7 @@
 #include "app/routes.h"
 #include "store/store.h"
 #include "domains/unread/unread.h"
+#include "domains/inbox/inbox.h"
 
 static void usage(FILE *out)
 {
@@ -188,6 +189,7 @@ static int serve(struct config *cfg)
         event_add(sighup, NULL))
         goto done;
     unread_start(&app);
+    inbox_retention_start(&app);
     event_base_dispatch(app.base);
     rc = 0;
 done:
@@ -198,6 +200,7 @@ done:
     if (sighup) event_free(sighup);
     if (sd.tick) event_free(sd.tick);
     unread_stop();
+    inbox_retention_stop();
     store_free(app.store);
     db_free(app.db);
     if (app.base) event_base_free(app.base);

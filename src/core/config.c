@@ -78,6 +78,8 @@ static const struct cf_key cf_keys[] = {
     CF_INT_KEY("expire", "sweep_keys", expire_sweep_keys, "500", 1, 100000, R),
     CF_INT_KEY("expire", "sweep_grace_ms", expire_sweep_grace_ms, "60000", 0, 86400000, R),
     CF_STR_KEY("inbox", "period_time_zone", inbox_period_time_zone, "UTC", N),
+    CF_INT_KEY("inbox", "keep_months", inbox_keep_months, "0", 0, 1200, R),
+    CF_INT_KEY("inbox", "retention_check_s", inbox_retention_check_s, "3600", 1, 86400, R),
     CF_STR_KEY("checkin", "time_zone", checkin_time_zone, "", N),
     CF_INT_KEY("checkin", "backfill_days", checkin_backfill_days, "30", 0, 3660, R),
     CF_STR_KEY("checkin", "points", checkin_points, "10,20,30,50", R),

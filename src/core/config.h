@@ -59,6 +59,8 @@ struct config {
     int expire_sweep_grace_ms; /* a row is removed this long after its deadline, not before */
     /* [inbox] */
     char *inbox_period_time_zone;
+    int inbox_keep_months;       /* history older than this many months is dropped (0: kept) */
+    int inbox_retention_check_s; /* how often keep_months is looked at */
     /* [checkin] */
     char *checkin_time_zone;    /* "": the process time zone ([inbox] period_time_zone) */
     int checkin_backfill_days;  /* how far back a date may be signed (0: today only) */

@@ -20,5 +20,11 @@ void inbox_user_periods(struct http_ctx *c);
 void inbox_periods_list(struct http_ctx *c);
 void inbox_period_put(struct http_ctx *c);
 
+struct app;
+/* The retention of [inbox] keep_months (inbox_retention.c): a timer that drops the
+ * history older than that from every box, once per new bound, one instance at a time. */
+void inbox_retention_start(struct app *app);
+void inbox_retention_stop(void);
+
 
 #endif

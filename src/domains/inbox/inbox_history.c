@@ -226,7 +226,9 @@ void inbox_drop_user(struct http_ctx *c)
  * normal write path (a user met twice, by push and by read key, is a no-op the
  * second time). */
 struct drop_all {
-    struct http_ctx *c;
+    struct app *app;
+    drop_all_done_fn *done;
+    void *arg;
     struct wpath *wp;
     uint32_t bound;
     uint8_t last_key[WP_KEY_MAX];
@@ -238,20 +240,24 @@ struct drop_all {
 
 static void drop_all_next(struct drop_all *d);
 
-static void drop_all_gone(struct http_ctx *c)
+void drop_all_abandon(struct drop_all *d)
 {
-    struct drop_all *d = c->op;
     d->gone = true;
     if (d->wp) wpath_abandon(d->wp);
 }
 
-static void drop_all_fail(struct drop_all *d, int status, const char *code, const char *msg)
+static void drop_all_end(struct drop_all *d, int status, const char *code, const char *msg)
 {
-    http_reply_error(d->c, status, code, "%s (after %llu users changed, %llu messages removed)", msg,
-                     (unsigned long long)d->users_changed, (unsigned long long)d->removed);
+    struct drop_all_result res = {d->bound, d->users_changed, d->removed, d->failed, d->errors, status, code, msg};
+    d->done(&res, d->arg);
     if (d->wp) wpath_free(d->wp);
     json_decref(d->errors);
     free(d);
+}
+
+static void drop_all_fail(struct drop_all *d, int status, const char *code, const char *msg)
+{
+    drop_all_end(d, status, code, msg);
 }
 
 static enum wp_mutation drop_all_mutate(struct wpath *wp, struct wp_unit *u, void *arg)
@@ -329,23 +335,15 @@ static void drop_all_keys_loaded(const struct db_result *r, void *arg)
     }
     n = PQntuples(r->res);
     if (n == 0 || d->gone) {
-        json_t *out = json_pack("{s:I,s:I,s:I}", "before", (json_int_t)d->bound, "users",
-                                (json_int_t)d->users_changed, "removed", (json_int_t)d->removed);
-        if (d->failed) {
-            json_object_set_new(out, "failed", json_integer((json_int_t)d->failed));
-            json_object_set(out, "errors", d->errors);
-        }
         /* 200 when every user was handled; otherwise 500 naming who was not */
-        http_reply_json(d->c, d->failed ? 500 : 200, out, -1);
-        json_decref(d->errors);
-        free(d);
+        drop_all_end(d, d->failed ? 500 : 200, NULL, NULL);
         return;
     }
     /* remember where the page ended; the users of its keys become write units */
     d->last_len = (size_t)PQgetlength(r->res, n - 1, 0);
     if (d->last_len > sizeof(d->last_key)) d->last_len = sizeof(d->last_key);
     memcpy(d->last_key, PQgetvalue(r->res, n - 1, 0), d->last_len);
-    d->wp = wpath_new(d->c->app->store, d->c->app->cfg, (size_t)n, &drop_all_ops, d, false);
+    d->wp = wpath_new(d->app->store, d->app->cfg, (size_t)n, &drop_all_ops, d, false);
     if (!d->wp) {
         drop_all_fail(d, 500, "internal", "out of memory");
         return;
@@ -383,26 +381,56 @@ static void drop_all_next(struct drop_all *d)
         "   AND cardinality > 0"
         " ORDER BY key LIMIT 500"; /* DROP_ALL_PAGE */
     struct db_param p[1] = {{d->last_key, (int)d->last_len, 1}};
-    if (!store_query_folded(d->c->app->store, sql, 1, p, drop_all_keys_loaded, d)) drop_all_fail(d, 500, "internal", "out of memory");
+    if (!store_query_folded(d->app->store, sql, 1, p, drop_all_keys_loaded, d)) drop_all_fail(d, 500, "internal", "out of memory");
 }
 
-static void drop_all_start(struct http_ctx *c, uint32_t bound)
+struct drop_all *drop_all_start(struct app *app, uint32_t bound, drop_all_done_fn *done, void *arg)
 {
     struct drop_all *d = calloc(1, sizeof(*d));
+    if (!d) return NULL;
+    d->app = app;
+    d->done = done;
+    d->arg = arg;
+    d->bound = bound;
+    if (!(d->errors = json_array())) {
+        free(d);
+        return NULL;
+    }
+    drop_all_next(d);
+    return d;
+}
+
+static void drop_all_http_done(const struct drop_all_result *res, void *arg)
+{
+    struct http_ctx *c = arg;
+    c->op = NULL;
+    c->on_gone = NULL;
+    if (res->code) {
+        http_reply_error(c, res->status, res->code, "%s (after %llu users changed, %llu messages removed)",
+                         res->message, (unsigned long long)res->users_changed, (unsigned long long)res->removed);
+        return;
+    }
+    json_t *out = json_pack("{s:I,s:I,s:I}", "before", (json_int_t)res->bound, "users",
+                            (json_int_t)res->users_changed, "removed", (json_int_t)res->removed);
+    if (res->failed) {
+        json_object_set_new(out, "failed", json_integer((json_int_t)res->failed));
+        json_object_set(out, "errors", res->errors);
+    }
+    http_reply_json(c, res->status, out, -1);
+}
+
+static void drop_all_http_gone(struct http_ctx *c) { drop_all_abandon(c->op); }
+
+static void drop_all_http_start(struct http_ctx *c, uint32_t bound)
+{
+    /* the first page is a statement: drop_all_http_done never runs inside this call */
+    struct drop_all *d = drop_all_start(c->app, bound, drop_all_http_done, c);
     if (!d) {
         http_reply_error(c, 500, "internal", "out of memory");
         return;
     }
-    d->c = c;
-    d->bound = bound;
-    if (!(d->errors = json_array())) {
-        free(d);
-        http_reply_error(c, 500, "internal", "out of memory");
-        return;
-    }
     c->op = d;
-    c->on_gone = drop_all_gone;
-    drop_all_next(d);
+    c->on_gone = drop_all_http_gone;
 }
 
 /* POST /v1/history/drop {"before": id} | {"before_period": "YYYY-MM"} */
@@ -410,5 +438,5 @@ void inbox_drop_all(struct http_ctx *c)
 {
     static const char *const fields[] = {"before", "before_period", NULL};
     if (!http_body_or_reply(c) || !http_body_fields_or_reply(c, fields)) return;
-    drop_bound_then(c, drop_all_start);
+    drop_bound_then(c, drop_all_http_start);
 }

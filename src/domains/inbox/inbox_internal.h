@@ -72,4 +72,23 @@ void periods_note_push(struct app *app, const uint32_t *ids, size_t n);
 /* [{"period": "YYYY-MM", "first_message": id}, …] from SQL_PERIODS rows. */
 json_t *periods_json(const PGresult *res);
 
+/* Drops the ids below bound from every user's two rows, a page of users at a time,
+ * through the write path (inbox_history.c): for POST /v1/history/drop and for the
+ * retention of [inbox] keep_months (inbox_retention.c). done is called once, from the
+ * loop (never inside drop_all_start), after which the drop is freed; status is 200
+ * when every user was handled, 500 when some were not (failed, errors), or with code
+ * and message set when the walk stopped (after users_changed users). */
+struct drop_all;
+struct drop_all_result {
+    uint32_t bound;
+    uint64_t users_changed, removed, failed;
+    json_t *errors; /* borrowed: the first users that could not be changed */
+    int status;
+    const char *code, *message; /* NULL unless the walk stopped */
+};
+typedef void drop_all_done_fn(const struct drop_all_result *res, void *arg);
+struct drop_all *drop_all_start(struct app *app, uint32_t bound, drop_all_done_fn *done, void *arg) WUR;
+/* Stops after the page in flight; done is still called. */
+void drop_all_abandon(struct drop_all *d);
+
 #endif
