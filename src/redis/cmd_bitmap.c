@@ -223,6 +223,7 @@ static enum wp_mutation bitop_mut(struct kwrite *w, struct wp_unit *u)
         return rkv_unit_delete(u, dest) ? WP_CHANGED : WP_REJECT;
     }
     rkv_unit_put(u, dest, res, (int64_t)out_len);
+    rkv_unit_set_expire(u, dest, 0); /* a value set anew: Redis's setKey() drops the expiry */
     return WP_CHANGED;
 oom:
     free(srcs);

@@ -16,7 +16,8 @@
 static enum wp_mutation del_mut(struct kwrite *w, struct wp_unit *u)
 {
     roaring_bitmap_t **empty = calloc((size_t)u->nkeys, sizeof(*empty));
-    bool oom = !empty;
+    bool oom = !empty, changed = false;
+    int64_t now = wall_ms();
 
     for (int k = 0; !oom && k < u->nkeys; k++)
         if (rkv_unit_val(u, k).exists && !(empty[k] = roaring_bitmap_create())) oom = true;
@@ -27,15 +28,18 @@ static enum wp_mutation del_mut(struct kwrite *w, struct wp_unit *u)
             roaring_bitmap_free(empty[k]);
             continue;
         }
+        struct kval v = rkv_unit_val(u, k);
+        w->n += rkv_live(&v, now); /* one past its deadline is emptied, not counted */
         rkv_unit_put(u, k, empty[k], -1);
-        w->n++;
+        rkv_unit_set_expire(u, k, 0); /* as rkv_unit_delete() */
+        changed = true;
     }
     free(empty);
     if (oom) {
         snprintf(w->err, sizeof(w->err), "ERR out of memory");
         return WP_REJECT;
     }
-    return w->n ? WP_CHANGED : WP_UNCHANGED;
+    return changed ? WP_CHANGED : WP_UNCHANGED;
 }
 
 /* DEL first reads, so that deleting keys that do not exist writes nothing. */
@@ -94,8 +98,9 @@ static enum wp_mutation move_mut(struct kwrite *w, struct wp_unit *u)
     struct move_args *a = w->extra;
     int s = w->slot[1], d = w->slot[2];
     struct kval src = rkv_unit_val(u, s), dst = rkv_unit_val(u, d);
+    int64_t now = wall_ms();
 
-    if (!src.exists) {
+    if (!rkv_live(&src, now)) {
         if (a->copy) {
             w->n = 0;
             return WP_UNCHANGED;
@@ -107,7 +112,7 @@ static enum wp_mutation move_mut(struct kwrite *w, struct wp_unit *u)
         w->n = 0;
         return WP_UNCHANGED;
     }
-    if (dst.exists && (a->nx || (a->copy && !a->replace))) {
+    if (rkv_live(&dst, now) && (a->nx || (a->copy && !a->replace))) {
         w->n = 0;
         return WP_UNCHANGED;
     }
@@ -118,6 +123,7 @@ static enum wp_mutation move_mut(struct kwrite *w, struct wp_unit *u)
         return WP_REJECT;
     }
     rkv_unit_put(u, d, bm, (int64_t)src.len);
+    rkv_unit_set_expire(u, d, src.expire_ms); /* the source's deadline, or none: Redis's too */
     w->n = 1;
     return WP_CHANGED;
 }
@@ -164,7 +170,16 @@ void cmd_copy(struct rcmd *c)
 
 /* ---- whole keyspace: DBSIZE SCAN KEYS ------------------------------------------------------------ */
 
-#define EXISTS_SQL "(cardinality > 0 OR nbytes IS NOT NULL)"
+/* A row is a key when it has a member or a length and its deadline, if any, is after
+ * $n: this instance's clock (wall_ms()), which decides expiry for every other command
+ * too. An expired key's row waits for the sweep (docs/design.md, "Expiry"). */
+#define EXISTS_SQL(n) "(cardinality > 0 OR nbytes IS NOT NULL) AND (expire_ms IS NULL OR expire_ms > $" #n "::bigint)"
+
+static void now_param(char buf[static 24], struct db_param *p)
+{
+    snprintf(buf, 24, "%lld", (long long)wall_ms());
+    *p = (struct db_param){buf, 0, 0};
+}
 
 struct dbsize_op {
     struct rcmd *c;
@@ -186,9 +201,12 @@ static void dbsize_done(const struct db_result *r, void *arg)
 void rkv_dbsize(struct rcmd *c, void (*cb)(struct rcmd *c, long long n, const char *err))
 {
     struct dbsize_op *o = malloc(sizeof(*o));
+    char now[24];
+    struct db_param p;
     if (!o) return cb(c, -1, "out of memory");
     *o = (struct dbsize_op){c, cb};
-    if (!store_query_folded(c->app->store, "SELECT count(*) FROM bitmapd.bitmaps WHERE " EXISTS_SQL, 0, NULL, dbsize_done,
+    now_param(now, &p);
+    if (!store_query_folded(c->app->store, "SELECT count(*) FROM bitmapd.bitmaps WHERE " EXISTS_SQL(1), 1, &p, dbsize_done,
                             o)) {
         free(o);
         cb(c, -1, "out of memory");
@@ -286,15 +304,16 @@ void cmd_scan(struct rcmd *c)
             return rkv_fail(c, RKV_SYNTAX);
         }
     }
-    char cur[32], lim[32];
+    char cur[32], lim[32], now[24];
     snprintf(cur, sizeof(cur), "%lld", cursor);
     snprintf(lim, sizeof(lim), "%lld", o->count + 1);
-    struct db_param p[2] = {{cur, 0, 0}, {lim, 0, 0}};
+    struct db_param p[3] = {{cur, 0, 0}, {lim, 0, 0}};
+    now_param(now, &p[2]);
     if (!store_query_folded(c->app->store,
                   "SELECT key, bitmapd.key_hash(key) FROM bitmapd.bitmaps"
-                  " WHERE bitmapd.key_hash(key) >= $1::bigint AND " EXISTS_SQL
+                  " WHERE bitmapd.key_hash(key) >= $1::bigint AND " EXISTS_SQL(3)
                   " ORDER BY bitmapd.key_hash(key) LIMIT $2::int",
-                  2, p, scan_done, o)) {
+                  3, p, scan_done, o)) {
         free(o);
         rkv_fail(c, "ERR out of memory");
     }
@@ -375,14 +394,16 @@ static void keys_next(struct keys_op *o)
     struct rcmd *c = o->c;
     const uint8_t *from = o->started ? o->last : o->prefix;
     size_t from_len = o->started ? o->last_len : o->prefix_len;
-    struct db_param p[2] = {{from, (int)from_len, 1}, {o->started ? "1" : "0", 0, 0}};
+    char now[24];
+    struct db_param p[3] = {{from, (int)from_len, 1}, {o->started ? "1" : "0", 0, 0}};
+    now_param(now, &p[2]);
     o->started = true;
-    /* the second column is NULL for rows that are not keys (deleted) */
+    /* the second column is NULL for rows that are not keys (deleted or expired) */
     if (!store_query_folded(c->app->store,
-                  "SELECT key, CASE WHEN " EXISTS_SQL " THEN 1 END FROM bitmapd.bitmaps"
+                  "SELECT key, CASE WHEN " EXISTS_SQL(3) " THEN 1 END FROM bitmapd.bitmaps"
                   " WHERE (key > $1::bytea OR ($2::int = 0 AND key = $1::bytea))"
                   " ORDER BY key LIMIT 1000",
-                  2, p, keys_done, o))
+                  3, p, keys_done, o))
         keys_end(o, "ERR out of memory");
 }
 

@@ -57,11 +57,12 @@ static enum wp_mutation setints_mut(struct kwrite *w, struct wp_unit *u, bool re
         rkv_unit_put(u, 0, bm, u->keys[0].nbytes);
         return WP_CHANGED;
     }
-    if (v.exists && roaring_bitmap_equals(bm, v.bm) && u->keys[0].nbytes < 0) {
+    if (v.exists && roaring_bitmap_equals(bm, v.bm) && u->keys[0].nbytes < 0 && !v.expire_ms) {
         roaring_bitmap_free(bm);
         return WP_UNCHANGED;
     }
     rkv_unit_put(u, 0, bm, -1); /* as long as its members need */
+    rkv_unit_set_expire(u, 0, 0); /* a value set anew, as SET without KEEPTTL */
     return WP_CHANGED;
 }
 

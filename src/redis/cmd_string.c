@@ -1,5 +1,7 @@
 /* cmd_string.c — the string commands: GET SET STRLEN GETRANGE SETRANGE APPEND, over a
- * value stored as the set bits of its bytes and its length (bitval.h). */
+ * value stored as the set bits of its bytes and its length (bitval.h). A command that
+ * sets a value anew (SET without KEEPTTL, MSET, MSETNX, SETNX, GETSET) drops the key's
+ * expiry; one that changes it in place (SETRANGE, APPEND, INCR…) keeps it, as in Redis. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <limits.h>
@@ -74,8 +76,10 @@ void cmd_getrange(struct rcmd *c)
     kread1(c, 1, getrange_read);
 }
 
-/* Key k of the unit becomes the string val (its bits and its length). */
-static enum wp_mutation put_value(struct kwrite *w, struct wp_unit *u, int k, const struct rarg *val)
+/* Key k of the unit becomes the string val (its bits and its length), with the
+ * deadline expire_ms (0: none): a value set anew drops the old one's expiry, as
+ * Redis's setKey() does unless SET … KEEPTTL. */
+static enum wp_mutation put_value(struct kwrite *w, struct wp_unit *u, int k, const struct rarg *val, int64_t expire_ms)
 {
     roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)val->ptr, val->len);
     if (!bm) {
@@ -83,77 +87,76 @@ static enum wp_mutation put_value(struct kwrite *w, struct wp_unit *u, int k, co
         return WP_REJECT;
     }
     rkv_unit_put(u, k, bm, (int64_t)val->len);
+    rkv_unit_set_expire(u, k, expire_ms);
     return WP_CHANGED;
 }
 
-enum set_cond { SET_ALWAYS, SET_NX, SET_XX };
-
 struct set_args {
-    enum set_cond cond;
-    bool get;
-    uint8_t *old;
-    size_t old_len;
-    bool old_exists, done_set;
+    struct xs_opts o;
+    struct old_value old; /* with GET */
+    bool done_set;
 };
 
+/* Redis's setGenericCommand() after its argument checks: GET's old value, then NX/XX,
+ * then the value with its deadline. */
 static enum wp_mutation set_mut(struct kwrite *w, struct wp_unit *u)
 {
     struct set_args *a = w->extra;
-    const struct rarg *val = &w->c->argv[2];
     struct kval v = rkv_unit_val(u, 0);
+    int64_t now = wall_ms(), deadline = 0;
+    bool exists = rkv_live(&v, now);
 
-    free(a->old);
-    a->old = NULL;
-    a->old_exists = v.exists;
-    if (a->get && v.exists &&
-        !bv_getrange(v.bm, v.len, 0, -1, (size_t)w->c->app->cfg->resp_max_value_bytes, &a->old, &a->old_len)) {
-        snprintf(w->err, sizeof(w->err), "ERR bitmapd: the old value is larger than [resp] max_value_bytes");
-        return WP_REJECT;
-    }
-    a->done_set = !((a->cond == SET_NX && v.exists) || (a->cond == SET_XX && !v.exists));
+    if ((a->o.flags & XS_GET) && !rkv_take_value(w, &a->old, &v, exists)) return WP_REJECT;
+    a->done_set = !(((a->o.flags & XS_NX) && exists) || ((a->o.flags & XS_XX) && !exists));
     if (!a->done_set) return WP_UNCHANGED;
-    return put_value(w, u, 0, val);
+    if (a->o.flags & XS_KEEPTTL) deadline = exists ? v.expire_ms : 0;
+    if ((a->o.flags & XS_TIME) && rkv_xs_deadline(w->c, &a->o, now, &deadline, w->err, sizeof(w->err)))
+        return WP_REJECT; /* checked in cmd_set(): only past 2^63-1 ms since then */
+    if ((a->o.flags & (XS_EXAT | XS_PXAT)) && deadline <= now) {
+        /* Redis stores the value and its deadline, and the key reads as absent at once:
+         * deleting it answers the same and leaves no dead value to later writes */
+        if (!v.exists) return WP_UNCHANGED;
+        if (!rkv_unit_delete(u, 0)) {
+            snprintf(w->err, sizeof(w->err), "ERR out of memory");
+            return WP_REJECT;
+        }
+        return WP_CHANGED;
+    }
+    return put_value(w, u, 0, &w->c->argv[2], deadline);
 }
 
 static void set_reply(struct kwrite *w)
 {
     struct set_args *a = w->extra;
-    if (a->get) {
-        if (a->old_exists)
-            rr_bulk(&w->c->r, a->old, a->old_len);
-        else
-            rr_nil(&w->c->r);
-    } else if (a->done_set) {
+    if (a->o.flags & XS_GET)
+        rkv_reply_value(w->c, &a->old);
+    else if (a->done_set)
         rr_simple(&w->c->r, "OK");
-    } else {
+    else
         rr_nil(&w->c->r);
-    }
 }
 
 static void set_args_free(void *arg)
 {
     struct set_args *a = arg;
-    free(a->old);
+    free(a->old.bytes);
     free(a);
 }
 
+/* The time is checked before anything about the key, as Redis does. */
 void cmd_set(struct rcmd *c)
 {
     struct set_args *a = calloc(1, sizeof(*a));
+    char err[128];
+    int64_t deadline;
     if (!a) return rkv_fail(c, "ERR out of memory");
-    for (size_t i = 3; i < c->argc; i++) {
-        const struct rarg *o = &c->argv[i];
-        if (rarg_eq(o, "NX") && a->cond != SET_XX) a->cond = SET_NX;
-        else if (rarg_eq(o, "XX") && a->cond != SET_NX) a->cond = SET_XX;
-        else if (rarg_eq(o, "GET")) a->get = true;
-        else if (rarg_eq(o, "KEEPTTL")) continue; /* keys never expire here */
-        else if ((rarg_eq(o, "EX") || rarg_eq(o, "PX") || rarg_eq(o, "EXAT") || rarg_eq(o, "PXAT")) && i + 1 < c->argc) {
-            free(a);
-            return rkv_fail(c, "ERR bitmapd does not expire keys: SET with EX, PX, EXAT or PXAT is not supported");
-        } else {
-            free(a);
-            return rkv_fail(c, RKV_SYNTAX);
-        }
+    if (!rkv_parse_xs(c, true, &a->o)) {
+        free(a);
+        return rcmd_finish(c);
+    }
+    if ((a->o.flags & XS_TIME) && rkv_xs_deadline(c, &a->o, wall_ms(), &deadline, err, sizeof(err))) {
+        free(a);
+        return rkv_fail(c, err);
     }
     kwrite1(c, set_mut, set_reply, a, set_args_free);
 }
@@ -252,12 +255,15 @@ static enum wp_mutation mset_mut(struct kwrite *w, struct wp_unit *u)
 {
     bool nx = w->extra != NULL;
     w->n = 1;
+    int64_t now = wall_ms();
     if (nx)
-        for (size_t i = 1; i < w->c->argc; i += 2)
-            if (rkv_unit_val(u, w->slot[i]).exists) {
+        for (size_t i = 1; i < w->c->argc; i += 2) {
+            struct kval v = rkv_unit_val(u, w->slot[i]);
+            if (rkv_live(&v, now)) {
                 w->n = 0; /* MSETNX sets nothing when any key exists */
                 return WP_UNCHANGED;
             }
+        }
     /* every value built before any is put: a failure leaves the unit as it was loaded */
     size_t n = (w->c->argc - 1) / 2;
     roaring_bitmap_t **bms = calloc(n, sizeof(*bms));
@@ -273,7 +279,10 @@ static enum wp_mutation mset_mut(struct kwrite *w, struct wp_unit *u)
         snprintf(w->err, sizeof(w->err), "ERR out of memory");
         return WP_REJECT;
     }
-    for (size_t j = 0; j < n; j++) rkv_unit_put(u, w->slot[1 + 2 * j], bms[j], (int64_t)w->c->argv[2 + 2 * j].len);
+    for (size_t j = 0; j < n; j++) {
+        rkv_unit_put(u, w->slot[1 + 2 * j], bms[j], (int64_t)w->c->argv[2 + 2 * j].len);
+        rkv_unit_set_expire(u, w->slot[1 + 2 * j], 0); /* a value set anew: no expiry */
+    }
     free(bms);
     return WP_CHANGED;
 }
@@ -300,21 +309,14 @@ void cmd_msetnx(struct rcmd *c) { mset(c, true); }
 static enum wp_mutation setnx_mut(struct kwrite *w, struct wp_unit *u)
 {
     const struct rarg *val = &w->c->argv[2];
+    struct kval v = rkv_unit_val(u, 0);
     w->n = 0;
-    if (rkv_unit_val(u, 0).exists) return WP_UNCHANGED;
+    if (rkv_live(&v, wall_ms())) return WP_UNCHANGED;
     w->n = 1;
-    return put_value(w, u, 0, val);
+    return put_value(w, u, 0, val, 0);
 }
 
 void cmd_setnx(struct rcmd *c) { kwrite1(c, setnx_mut, rkv_reply_n, NULL, NULL); }
-
-/* The old value of GETSET and GETDEL, taken in the mutation (it may run again after a
- * conflict: each run takes it afresh). */
-struct old_value {
-    bool exists;
-    uint8_t *bytes;
-    size_t len;
-};
 
 static void old_value_free(void *arg)
 {
@@ -323,47 +325,47 @@ static void old_value_free(void *arg)
     free(o);
 }
 
-static bool take_old(struct kwrite *w, const struct kval *v)
+bool rkv_take_value(struct kwrite *w, struct old_value *o, const struct kval *v, bool exists)
 {
-    struct old_value *o = w->extra;
     free(o->bytes);
     o->bytes = NULL;
     o->len = 0;
-    o->exists = v->exists;
-    if (v->exists &&
+    o->exists = exists;
+    if (exists &&
         !bv_getrange(v->bm, v->len, 0, -1, (size_t)w->c->app->cfg->resp_max_value_bytes, &o->bytes, &o->len)) {
         snprintf(w->err, sizeof(w->err), "%s",
                  o->len > (size_t)w->c->app->cfg->resp_max_value_bytes
-                     ? "ERR bitmapd: the old value is larger than [resp] max_value_bytes"
+                     ? "ERR bitmapd: the value is larger than [resp] max_value_bytes; nothing was changed"
                      : "ERR out of memory");
         return false;
     }
     return true;
 }
 
-static void reply_old(struct kwrite *w)
+void rkv_reply_value(struct rcmd *c, const struct old_value *o)
 {
-    struct old_value *o = w->extra;
     if (o->exists)
-        rr_bulk(&w->c->r, o->bytes, o->len);
+        rr_bulk(&c->r, o->bytes, o->len);
     else
-        rr_nil(&w->c->r);
+        rr_nil(&c->r);
 }
+
+static void reply_old(struct kwrite *w) { rkv_reply_value(w->c, w->extra); }
 
 /* GETSET key value: SET … GET */
 static enum wp_mutation getset_mut(struct kwrite *w, struct wp_unit *u)
 {
     const struct rarg *val = &w->c->argv[2];
     struct kval v = rkv_unit_val(u, 0);
-    if (!take_old(w, &v)) return WP_REJECT;
-    return put_value(w, u, 0, val);
+    if (!rkv_take_value(w, w->extra, &v, rkv_live(&v, wall_ms()))) return WP_REJECT;
+    return put_value(w, u, 0, val, 0);
 }
 
 /* GETDEL key: the value, and the key deleted (as DEL: emptied, never removed) */
 static enum wp_mutation getdel_mut(struct kwrite *w, struct wp_unit *u)
 {
     struct kval v = rkv_unit_val(u, 0);
-    if (!take_old(w, &v)) return WP_REJECT;
+    if (!rkv_take_value(w, w->extra, &v, rkv_live(&v, wall_ms()))) return WP_REJECT;
     if (!v.exists) return WP_UNCHANGED;
     if (!rkv_unit_delete(u, 0)) {
         snprintf(w->err, sizeof(w->err), "ERR out of memory");

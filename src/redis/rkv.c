@@ -11,7 +11,9 @@
  * form one unit that commits whole (RENAME, COPY, BITOP, DEL of many keys).
  *
  * This file holds what the commands share (rkv_internal.h) and the table; the
- * commands are in cmd_bitmap.c, cmd_string.c, cmd_keyspace.c and cmd_roaring.c. */
+ * commands are in cmd_bitmap.c, cmd_string.c, cmd_expire.c, cmd_keyspace.c and
+ * cmd_roaring.c. A key may carry a deadline (column expire_ms, docs/resp.md "Expiry"):
+ * from it on, the key reads as absent. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +77,7 @@ static void kread_done(enum store_status st, const char *err, const struct store
         rr_error(&c->r, "ERR out of memory");
         goto out;
     }
+    int64_t now = 0;
     for (; ok < k->n; ok++) {
         char why[256];
         if (!rows[ok].found) {
@@ -89,6 +92,15 @@ static void kread_done(enum store_status st, const char *err, const struct store
         v[ok].exists = rkv_exists(v[ok].bm, rows[ok].nbytes);
         v[ok].len = v[ok].exists ? bv_len(v[ok].bm, rows[ok].nbytes) : 0;
         v[ok].expire_ms = v[ok].exists ? rows[ok].expire_ms : 0;
+        /* the store hands out a key past its deadline as empty, but the deadline may
+         * pass between that and now (a cached row, a load in flight) */
+        if (v[ok].expire_ms && !now) now = wall_ms();
+        if (v[ok].expire_ms && !rkv_live(&v[ok], now)) {
+            roaring_bitmap_clear(v[ok].bm);
+            v[ok].exists = false;
+            v[ok].len = 0;
+            v[ok].expire_ms = 0;
+        }
     }
     kread_fn *fn = k->fn;
     size_t n = k->n;
@@ -177,6 +189,8 @@ struct kval rkv_unit_val(const struct wp_unit *u, int k)
     return v;
 }
 
+bool rkv_live(const struct kval *v, int64_t now) { return v->exists && (!v->expire_ms || v->expire_ms > now); }
+
 /* Replaces key k's value; nbytes < 0 stores "no explicit length". */
 void rkv_unit_put(struct wp_unit *u, int k, roaring_bitmap_t *bm, int64_t nbytes)
 {
@@ -188,7 +202,7 @@ void rkv_unit_put(struct wp_unit *u, int k, roaring_bitmap_t *bm, int64_t nbytes
     u->keys[k].dirty = true;
 }
 
-/* Empties key k (a deleted key: no member, no length). */
+/* Empties key k (a deleted key: no member, no length, no expiry). */
 bool rkv_unit_delete(struct wp_unit *u, int k)
 {
     roaring_bitmap_t *e = roaring_bitmap_create();
@@ -364,7 +378,7 @@ static const struct rcmd_def kv_cmds[] = {
     WR("bitfield", -2, cmd_bitfield, 1, 1, 1, "bitmap", "3.2.0", "GET, SET and INCRBY of integer fields."),
     RD("bitfield_ro", -2, cmd_bitfield_ro, 1, 1, 1, "bitmap", "6.0.0", "GET of integer fields."),
     RD("get", 2, cmd_get, 1, 1, 1, "string", "1.0.0", "Returns the value (up to [resp] max_value_bytes)."),
-    WM("set", -3, cmd_set, "string", "1.0.0", "Sets the value (NX, XX, GET; no expiry)."),
+    WM("set", -3, cmd_set, "string", "1.0.0", "Sets the value (NX, XX, GET, EX, PX, EXAT, PXAT, KEEPTTL)."),
     RD("strlen", 2, cmd_strlen, 1, 1, 1, "string", "2.2.0", "Returns the length of the value in bytes."),
     RD("getrange", 4, cmd_getrange, 1, 1, 1, "string", "2.4.0", "Returns a substring of the value."),
     WM("setrange", 4, cmd_setrange, "string", "2.2.0", "Overwrites part of the value at an offset."),
@@ -379,6 +393,8 @@ static const struct rcmd_def kv_cmds[] = {
     WM("decr", 2, cmd_decr, "string", "1.0.0", "Subtracts 1 from the integer value."),
     WM("incrby", 3, cmd_incrby, "string", "1.0.0", "Adds an integer to the integer value."),
     WM("decrby", 3, cmd_decrby, "string", "1.0.0", "Subtracts an integer from the integer value."),
+    WM("getex", -2, cmd_getex, "string", "6.2.0",
+       "Returns the value and sets or clears its expiry (EX, PX, EXAT, PXAT, PERSIST)."),
     WR("del", -2, cmd_del, 1, -1, 1, "generic", "1.0.0", "Deletes keys."),
     WR("unlink", -2, cmd_del, 1, -1, 1, "generic", "4.0.0", "Deletes keys (same as DEL here)."),
     RD("exists", -2, cmd_exists, 1, -1, 1, "generic", "1.0.0", "Counts the keys that exist."),
@@ -386,6 +402,17 @@ static const struct rcmd_def kv_cmds[] = {
     WR("rename", 3, cmd_rename, 1, 2, 1, "generic", "1.0.0", "Renames a key, atomically."),
     WR("renamenx", 3, cmd_renamenx, 1, 2, 1, "generic", "1.0.0", "Renames a key if the new name is free."),
     WR("copy", -3, cmd_copy, 1, 2, 1, "generic", "6.2.0", "Copies a key (REPLACE; DB 0 only)."),
+    WM("expire", -3, cmd_expire, "generic", "1.0.0", "Sets a key's time to live in seconds (NX, XX, GT, LT)."),
+    WM("pexpire", -3, cmd_pexpire, "generic", "2.6.0", "Sets a key's time to live in milliseconds (NX, XX, GT, LT)."),
+    WM("expireat", -3, cmd_expireat, "generic", "1.2.0", "Sets a key's deadline as a Unix time in seconds (NX, XX, GT, LT)."),
+    WM("pexpireat", -3, cmd_pexpireat, "generic", "2.6.0",
+       "Sets a key's deadline as a Unix time in milliseconds (NX, XX, GT, LT)."),
+    RD("ttl", 2, cmd_ttl, 1, 1, 1, "generic", "1.0.0", "Returns a key's time to live in seconds (-1: none, -2: no key)."),
+    RD("pttl", 2, cmd_pttl, 1, 1, 1, "generic", "2.6.0", "Returns a key's time to live in milliseconds."),
+    RD("expiretime", 2, cmd_expiretime, 1, 1, 1, "generic", "7.0.0", "Returns a key's deadline as a Unix time in seconds."),
+    RD("pexpiretime", 2, cmd_pexpiretime, 1, 1, 1, "generic", "7.0.0",
+       "Returns a key's deadline as a Unix time in milliseconds."),
+    WM("persist", 2, cmd_persist, "generic", "2.2.0", "Removes a key's expiry."),
     {"scan", -2, RC_ALLKEYS, 0, 0, 0, cmd_scan, "generic", "2.8.0", "Iterates keys (MATCH, COUNT, TYPE); stateless cursor."},
     {"keys", 2, RC_ALLKEYS, 0, 0, 0, cmd_keys, "generic", "1.0.0", "Keys matching a pattern, up to [resp] keys_max."},
     {"dbsize", 1, RC_ALLKEYS, 0, 0, 0, cmd_dbsize, "server", "1.0.0", "Number of keys."},

@@ -56,6 +56,9 @@ void kread1(struct rcmd *c, size_t argi, kread_fn *fn);
 
 /* The value of unit key k: bitmap (owned by the unit), effective length, existence. */
 struct kval rkv_unit_val(const struct wp_unit *u, int k);
+/* Whether v exists at now: a key whose deadline passed after it was loaded (PEXPIRE
+ * k 1, then a write of k merged behind it) is absent, as Redis would find it. */
+bool rkv_live(const struct kval *v, int64_t now);
 /* Replaces key k's value; nbytes < 0 stores "no explicit length". */
 void rkv_unit_put(struct wp_unit *u, int k, roaring_bitmap_t *bm, int64_t nbytes);
 /* Empties key k (a deleted key: no member, no length, no expiry). False: out of memory. */
@@ -81,6 +84,45 @@ bool rkv_parse_bit_offset(struct rcmd *c, const struct rarg *a, uint32_t *off);
 bool rkv_parse_int(struct rcmd *c, const struct rarg *a, long long *v);
 /* Answers msg as the error and finishes the command. */
 void rkv_fail(struct rcmd *c, const char *msg);
+
+/* The options of SET (from argument 3) and GETEX (from 2), parsed as Redis's shared
+ * parser does for each: a time option takes the next argument and excludes the other
+ * kinds of time (the same kind twice: the last wins), KEEPTTL and PERSIST. */
+enum {
+    XS_NX = 1 << 0,
+    XS_XX = 1 << 1,
+    XS_GET = 1 << 2,
+    XS_KEEPTTL = 1 << 3, /* SET only */
+    XS_PERSIST = 1 << 4, /* GETEX only */
+    XS_EX = 1 << 5,
+    XS_PX = 1 << 6,
+    XS_EXAT = 1 << 7,
+    XS_PXAT = 1 << 8,
+};
+#define XS_TIME (XS_EX | XS_PX | XS_EXAT | XS_PXAT)
+struct xs_opts {
+    unsigned flags;
+    const struct rarg *time; /* the value of the time option, if any */
+};
+/* False after answering "ERR syntax error" (the command is not finished). */
+bool rkv_parse_xs(struct rcmd *c, bool for_set, struct xs_opts *o);
+/* The deadline (ms since the epoch) the time option names at now, with Redis's checks:
+ * NULL, or buf holding the error. */
+const char *rkv_xs_deadline(const struct rcmd *c, const struct xs_opts *o, int64_t now, int64_t *deadline, char *buf,
+                            size_t n);
+
+/* A string value taken inside a mutation for the reply (SET … GET, GETSET, GETDEL,
+ * GETEX): each run of the mutation takes it afresh. */
+struct old_value {
+    bool exists;
+    uint8_t *bytes;
+    size_t len;
+};
+/* Takes v's bytes into o (o->exists = exists); false with w->err set past [resp]
+ * max_value_bytes or out of memory. */
+bool rkv_take_value(struct kwrite *w, struct old_value *o, const struct kval *v, bool exists);
+/* The bulk reply of o, or nil. */
+void rkv_reply_value(struct rcmd *c, const struct old_value *o);
 
 /* The bitmap commands (cmd_bitmap.c): SETBIT GETBIT BITCOUNT BITPOS BITOP BITFIELD BITFIELD_RO */
 void cmd_setbit(struct rcmd *c);
@@ -109,6 +151,19 @@ void cmd_incr(struct rcmd *c);
 void cmd_decr(struct rcmd *c);
 void cmd_incrby(struct rcmd *c);
 void cmd_decrby(struct rcmd *c);
+
+/* The expiry commands (cmd_expire.c): EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL PTTL EXPIRETIME
+ * PEXPIRETIME PERSIST GETEX */
+void cmd_expire(struct rcmd *c);
+void cmd_pexpire(struct rcmd *c);
+void cmd_expireat(struct rcmd *c);
+void cmd_pexpireat(struct rcmd *c);
+void cmd_ttl(struct rcmd *c);
+void cmd_pttl(struct rcmd *c);
+void cmd_expiretime(struct rcmd *c);
+void cmd_pexpiretime(struct rcmd *c);
+void cmd_persist(struct rcmd *c);
+void cmd_getex(struct rcmd *c);
 
 /* The keyspace commands (cmd_keyspace.c): DEL UNLINK EXISTS TYPE RENAME RENAMENX COPY DBSIZE SCAN KEYS */
 void cmd_del(struct rcmd *c);

@@ -32,5 +32,5 @@ while IFS=$'\t' read -r name expected actual; do
   check "node-redis: $name" "$expected" "$actual"
   n=$((n + 1))
 done <<<"$out"
-check "node-redis: every check of both protocols ran" yes "$([[ $n -ge 36 ]] && echo yes || echo "only $n")"
+check "node-redis: every check of both protocols ran" yes "$([[ $n -ge 74 ]] && echo yes || echo "only $n")"
 finish

@@ -2,9 +2,9 @@
 # bitmapd driven by a real client library: redis-py (Debian's python3-redis), as
 # application code uses it. The seeds' commands through the client's own methods
 # (check-ins, the message box, daily active users), pipelines, SCAN iteration,
-# INFO as clients read it, the string commands next to bitmaps, and the errors a
-# client must be able to parse. Each check is printed by the Python side as
-# NAME<TAB>EXPECTED<TAB>ACTUAL and checked here.
+# INFO as clients read it, the string commands next to bitmaps, expiry (SET ex=,
+# EXPIRE gt=, GETEX, PERSIST), and the errors a client must be able to parse. Each
+# check is printed by the Python side as NAME<TAB>EXPECTED<TAB>ACTUAL and checked here.
 set -uo pipefail
 source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -16,7 +16,9 @@ start_service || finish
 
 P="pyc$$:"
 out=$(/usr/bin/python3 - "$RPORT" "$P" <<'PY' 2>&1
+import datetime
 import sys
+import time
 import redis
 
 port, p = int(sys.argv[1]), sys.argv[2]
@@ -124,6 +126,50 @@ out("GETSET", b"11", r.getset(p + "a", "5"))
 out("GETDEL", b"5", r.getdel(p + "a"))
 out("GET after GETDEL", None, r.get(p + "a"))
 out("SET NX then GET", b"v", (r.set(p + "n", "v", nx=True), r.get(p + "n"))[1])
+
+# expiry as application code uses it: a session with a time to live
+k = p + "session"
+out("SET ex=100", True, r.set(k, "token", ex=100))
+ttl = r.ttl(k)
+out("TTL after SET ex=100", "99..100", "99..100" if 99 <= ttl <= 100 else ttl)
+pttl = r.pttl(k)
+out("PTTL after SET ex=100", "98000..100000", "98000..100000" if 98000 <= pttl <= 100000 else pttl)
+out("EXPIRE gt=True with a shorter time: unchanged", False, r.expire(k, 10, gt=True))
+out("EXPIRE gt=True with a longer time", True, r.expire(k, 1000, gt=True))
+out("EXPIRE lt=True with a timedelta", True, r.expire(k, datetime.timedelta(seconds=500), lt=True))
+ttl = r.ttl(k)
+out("TTL after it", "499..500", "499..500" if 499 <= ttl <= 500 else ttl)
+out("EXPIRE nx=True on a key with a deadline", False, r.expire(k, 10, nx=True))
+out("EXPIREAT a datetime", True, r.expireat(k, datetime.datetime(2100, 1, 1, tzinfo=datetime.timezone.utc)))
+out("EXPIRETIME", 4102444800, r.expiretime(k))
+out("PEXPIREAT xx=True", True, r.pexpireat(k, 4102444800123, xx=True))
+out("PEXPIRETIME", 4102444800123, r.pexpiretime(k))
+out("GETEX ex=60 answers the value", b"token", r.getex(k, ex=60))
+ttl = r.ttl(k)
+out("TTL after GETEX ex=60", "59..60", "59..60" if 59 <= ttl <= 60 else ttl)
+out("GETEX persist=True", b"token", r.getex(k, persist=True))
+out("TTL after GETEX persist=True", -1, r.ttl(k))
+r.set(k, "t2", px=50000)
+out("SET keepttl=True", True, r.set(k, "t3", keepttl=True))
+ttl = r.ttl(k)
+out("the deadline kept", "49..50", "49..50" if 49 <= ttl <= 50 else ttl)
+out("SET get=True ex= answers the old value", b"t3", r.set(k, "t4", get=True, ex=30))
+out("PERSIST", True, r.persist(k))
+out("TTL after PERSIST", -1, r.ttl(k))
+out("PERSIST again", False, r.persist(k))
+out("TTL of a missing key", -2, r.ttl(p + "missing"))
+out("SET exat= in the past answers OK", True, r.set(k, "gone", exat=1))
+out("and the key is absent at once", 0, r.exists(k))
+r.set(k, "short", px=200)
+t0 = time.monotonic()
+while r.exists(k) and time.monotonic() - t0 < 3:
+    time.sleep(0.05)
+out("a key set with px=200 expires (within 3 s)", 0, r.exists(k))
+out("GET of the expired key", None, r.get(k))
+out("error: SET EX 0", "ResponseError: invalid expire time in 'set' command",
+    error_of(lambda: r.execute_command("SET", k, "v", "EX", 0)))
+out("error: EXPIRE nx=True xx=True", "ResponseError: NX and XX, GT or LT options at the same time are not compatible",
+    error_of(lambda: r.expire(k, 10, nx=True, xx=True)))
 
 # errors a client must be able to parse
 out("error: a negative bit offset", "ResponseError: bit offset is not an integer or out of range",

@@ -190,7 +190,8 @@ rc "GET missing key is nil" "" GET nosuch
 rc "SET NX on an existing key" "" SET ap x NX
 rc "SET XX on a missing key" "" SET nosuch x XX
 rc "SET GET answers the old value" "hello world" SET ap new GET
-rc "SET with EX is refused clearly" "ERR bitmapd does not expire keys: SET with EX, PX, EXAT or PXAT is not supported" SET ap v EX 10
+rc "SET with EX sets a deadline (test_resp_expiry.sh has the rest)" OK SET ap v EX 1000
+rc "... that TTL answers" 1000 TTL ap
 rc "SET of an empty string" OK SET empty ""
 rc "an empty string exists" 1 EXISTS empty
 rc "its length is 0" 0 STRLEN empty

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bitmapd against a real redis-server, byte for byte: build/tools/resp_equiv
-# sends the same seeded random bitmap commands to both (3 fixed seeds and one
-# from $RANDOM, printed so a failure can be replayed); then build/tools/
+# sends the same seeded random bitmap, string, keyspace and expiry commands to both
+# (3 fixed seeds and one from $RANDOM, printed so a failure can be replayed), and
+# after every write compares each key's deadline on both; then build/tools/
 # resp_stress (deep pipeline, concurrent writers, dropped connections) and a
 # 5,000-command redis-cli --pipe. Bounded: well under 90 s.
 set -uo pipefail

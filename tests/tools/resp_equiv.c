@@ -1,8 +1,10 @@
-/* resp_equiv.c — differential test of the bitmap commands over RESP: the same
- * seeded random commands go to a reference Redis (A) and to the server under
- * test (B), and the first reply that differs in any byte stops the run.
+/* resp_equiv.c — differential test of the bitmap, string, keyspace and expiry
+ * commands over RESP: the same seeded random commands go to a reference Redis (A)
+ * and to the server under test (B), and the first reply that differs in any byte
+ * stops the run; after every write, every key's deadline must agree too.
  * Usage: see usage() below. Exit 0: no mismatch; 1: mismatch; 2: setup error. */
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -54,6 +56,7 @@ struct gen {
     const char *prefix;
     bool redis8;
     long long len[NKEYS]; /* STRLEN of each key on A after the last write */
+    long long dl[2][NKEYS]; /* PEXPIRETIME of each key on A and on B after the last write */
 };
 
 typedef void gen_fn(struct gen *g, struct cmd *c);
@@ -665,6 +668,219 @@ static void gen_key_value(struct gen *g, struct cmd *c)
     grows(c, (long long)push_value(g, c));
 }
 
+/* ---- expiry ----------------------------------------------------------------
+ * No key may expire by itself during a run, or A and B would disagree on when: a
+ * deadline is far ahead (absolute: fixed dates of 2100 and later, the same on both;
+ * relative: 1000 s or more, longer than any run) or already past (the key is deleted
+ * at once). A deadline set relative to now differs between A and B by the ms between
+ * their clocks' readings, so what depends on it (TTL, EXPIRETIME, GT/LT against it) is
+ * asked only when both must answer alike, judged from both servers' deadlines (g->dl). */
+
+/* Milliseconds a command may take to reach both servers after it is drawn. */
+#define TIME_MARGIN_MS 300
+/* A relative deadline is compared (GT, LT) only with one at least this far from it. */
+#define COMPARE_MARGIN_MS 100000LL
+
+static long long wall_ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static const char *const abs_seconds[] = {"4102444800", "4102444801", "4133980800", "7258118400", "9223372036854775"};
+static const char *const abs_millis[] = {"4102444800000", "4102444800001", "4102444800499", "4102444800500",
+                                         "4133980800999", "9223372036854775807"};
+static const char *const past_seconds[] = {"1", "1000", "1600000000"};
+static const char *const past_millis[] = {"1", "999", "1600000000000"};
+static const long long rel_seconds[] = {1000, 2000, 5000, 100000, 1000000};
+static const char *const bad_times[] = {"abc", "", "1.5", "+1", "01", "1e3", "9223372036854775808"};
+
+/* Pushes a time for EX/PX/EXAT/PXAT or EXPIRE…: far ahead, past, zero or negative,
+ * not a number, or at the edges of 64 bits. *approx is the deadline in ms it stands
+ * for, about (LLONG_MIN when it sets none that could be compared). */
+static void push_time(struct gen *g, struct cmd *c, bool seconds, bool relative, bool expire_cmd, long long *approx)
+{
+    unsigned r = (unsigned)rnd(g, 100);
+    long long now = wall_ms_now();
+    *approx = LLONG_MIN;
+    if (r < 55) { /* far ahead */
+        if (relative) {
+            long long v = rel_seconds[rnd(g, COUNT_OF(rel_seconds))];
+            long long ms = v * 1000 + (seconds ? 0 : (long long)rnd(g, 1000));
+            cmd_pushf(c, "%lld", seconds ? v : ms);
+            *approx = now + ms;
+        } else {
+            const char *t = seconds ? abs_seconds[rnd(g, COUNT_OF(abs_seconds))] : abs_millis[rnd(g, COUNT_OF(abs_millis))];
+            long long v = strtoll(t, NULL, 10);
+            cmd_push_str(c, t);
+            *approx = seconds ? v * 1000 : v;
+        }
+    } else if (r < 72) { /* already past, zero or negative */
+        unsigned q = (unsigned)rnd(g, 4);
+        if (q == 0)
+            cmd_push_str(c, "0");
+        else if (q == 1)
+            cmd_push_str(c, chance(g, 50) ? "-1" : "-1000");
+        else if (relative)
+            cmd_push_str(c, "-5");
+        else
+            cmd_push_str(c, seconds ? past_seconds[rnd(g, COUNT_OF(past_seconds))] : past_millis[rnd(g, COUNT_OF(past_millis))]);
+        *approx = 0;
+    } else if (r < 88) {
+        cmd_push_str(c, bad_times[rnd(g, COUNT_OF(bad_times))]);
+    } else {
+        /* the edges of the conversions: ×1000, + now, and for EXPIRE the negative side */
+        static const char *const edges_s[] = {"9223372036854775", "9223372036854776", "-9223372036854775",
+                                              "-9223372036854776", "9223372036854775807", "-9223372036854775808"};
+        static const char *const edges_ms[] = {"9223372036854775807", "-9223372036854775808", "9223370000000000000",
+                                               "9223372036854775806"};
+        const char *t = seconds ? edges_s[rnd(g, COUNT_OF(edges_s))] : edges_ms[rnd(g, COUNT_OF(edges_ms))];
+        if (!expire_cmd && t[0] == '-')
+            t = "-1";
+        cmd_push_str(c, t);
+        if (strcmp(t, "9223370000000000000") == 0) /* PEXPIRE/PX: a deadline near 2^63, relative */
+            *approx = relative ? now + 9223370000000000000LL : 9223370000000000000LL;
+        else if (strcmp(t, "9223372036854775806") == 0 && !relative)
+            *approx = 9223372036854775806LL;
+        else if (strcmp(t, "9223372036854775807") == 0 && !relative && !seconds)
+            *approx = 9223372036854775807LL;
+        else if (strcmp(t, "9223372036854775") == 0 && !relative)
+            *approx = 9223372036854775000LL;
+    }
+}
+
+/* Whether a new deadline near `approx` may be compared with key k's on both sides:
+ * it is exact (absolute) or far from it. */
+static bool comparable(const struct gen *g, int k, long long approx, bool relative)
+{
+    if (!relative || approx == LLONG_MIN)
+        return true;
+    for (int s = 0; s < 2; s++) {
+        long long d = g->dl[s][k];
+        if (d >= 0 && (approx - d < COMPARE_MARGIN_MS && d - approx < COMPARE_MARGIN_MS))
+            return false;
+    }
+    return true;
+}
+
+/* EXPIRE key seconds [NX|XX|GT|LT] | PEXPIRE | EXPIREAT | PEXPIREAT */
+static void gen_expire(struct gen *g, struct cmd *c, bool seconds, bool relative)
+{
+    static const char *const flags[] = {"NX", "XX", "GT", "LT"};
+    static const char *const bad[] = {"FOO", "NXX", "", "G T", "EX"};
+    int k = push_any_key(g, c);
+    long long approx;
+    push_time(g, c, seconds, relative, true, &approx);
+    unsigned r = (unsigned)rnd(g, 100);
+    int n = r < 45 ? 0 : r < 85 ? 1 : r < 95 ? 2 : 3;
+    for (int i = 0; i < n; i++) {
+        if (chance(g, 6)) {
+            cmd_push_str(c, bad[rnd(g, COUNT_OF(bad))]);
+            continue;
+        }
+        const char *f = flags[rnd(g, COUNT_OF(flags))];
+        if ((f[0] == 'G' || f[0] == 'L') && !comparable(g, k, approx, relative))
+            f = "XX"; /* a comparison that the ms between A and B could decide */
+        push_word(g, c, f);
+    }
+}
+
+static void gen_expire_s(struct gen *g, struct cmd *c) { gen_expire(g, c, true, true); }
+static void gen_pexpire(struct gen *g, struct cmd *c) { gen_expire(g, c, false, true); }
+static void gen_expireat(struct gen *g, struct cmd *c) { gen_expire(g, c, true, false); }
+static void gen_pexpireat(struct gen *g, struct cmd *c) { gen_expire(g, c, false, false); }
+
+/* Redis's seconds of a deadline: (ms + 500) / 1000, also for one near 2^63. */
+static long long round_seconds(long long ms)
+{
+    return (long long)(((uint64_t)ms + 500) / 1000);
+}
+
+/* Would TTL (ttl) or EXPIRETIME (!ttl) of key k answer alike on A and B, at any
+ * moment of the next TIME_MARGIN_MS? PTTL and PEXPIRETIME: only without a deadline. */
+static bool deadline_answer_alike(const struct gen *g, int k, bool ttl, bool ms)
+{
+    long long a = g->dl[0][k], b = g->dl[1][k];
+    if (a < 0 || b < 0)
+        return a == b;
+    if (ms)
+        return !ttl && a == b;
+    if (!ttl)
+        return round_seconds(a) == round_seconds(b);
+    long long now = wall_ms_now(), ea = a - now, eb = b - now;
+    if (ea < 2 * TIME_MARGIN_MS || eb < 2 * TIME_MARGIN_MS)
+        return false;
+    long long s = (ea + 500) / 1000;
+    return s == (eb + 500) / 1000 && s == (ea - TIME_MARGIN_MS + 500) / 1000 &&
+           s == (eb - TIME_MARGIN_MS + 500) / 1000;
+}
+
+/* TTL | PTTL | EXPIRETIME | PEXPIRETIME of a key whose answer cannot depend on the ms */
+static void gen_deadline_read(struct gen *g, struct cmd *c, bool ttl, bool ms)
+{
+    int k = pick_key(g), with[NKEYS], n = 0;
+    for (int i = 0; i < NKEYS; i++)
+        if (g->dl[0][i] >= 0 && deadline_answer_alike(g, i, ttl, ms))
+            with[n++] = i;
+    if (n && chance(g, 70)) /* keys with a deadline are the interesting ones */
+        k = with[rnd(g, (uint64_t)n)];
+    for (int i = 0; i < NKEYS && !deadline_answer_alike(g, k, ttl, ms); i++)
+        k = (k + 1) % NKEYS;
+    if (deadline_answer_alike(g, k, ttl, ms))
+        push_key(g, c, k);
+    else
+        cmd_pushf(c, "%smissing", g->prefix);
+}
+
+static void gen_ttl(struct gen *g, struct cmd *c) { gen_deadline_read(g, c, true, false); }
+static void gen_pttl(struct gen *g, struct cmd *c) { gen_deadline_read(g, c, true, true); }
+static void gen_expiretime(struct gen *g, struct cmd *c) { gen_deadline_read(g, c, false, false); }
+static void gen_pexpiretime(struct gen *g, struct cmd *c) { gen_deadline_read(g, c, false, true); }
+
+/* A time option of SET or GETEX, sometimes without its value (a syntax error). */
+static void push_time_option(struct gen *g, struct cmd *c, bool last)
+{
+    static const char *const words[] = {"EX", "PX", "EXAT", "PXAT"};
+    unsigned w = (unsigned)rnd(g, COUNT_OF(words));
+    long long approx;
+    push_word(g, c, words[w]);
+    if (last && chance(g, 5))
+        return;
+    push_time(g, c, w == 0 || w == 2, w < 2, false, &approx);
+}
+
+/* SET key value [NX|XX] [GET] [EX s|PX ms|EXAT t|PXAT t|KEEPTTL], in any order and
+ * sometimes in combinations Redis refuses */
+static void gen_set_expiry(struct gen *g, struct cmd *c)
+{
+    static const char *const words[] = {"NX", "XX", "GET", "KEEPTTL", "PERSIST", "GETX"};
+    push_any_key(g, c);
+    grows(c, (long long)push_value(g, c));
+    int n = (int)rnd_range(g, 1, 3);
+    for (int i = 0; i < n; i++) {
+        if (chance(g, 55))
+            push_time_option(g, c, i == n - 1);
+        else
+            push_word(g, c, words[rnd(g, chance(g, 90) ? 4 : COUNT_OF(words))]);
+    }
+}
+
+/* GETEX key [EX s|PX ms|EXAT t|PXAT t|PERSIST] */
+static void gen_getex(struct gen *g, struct cmd *c)
+{
+    static const char *const words[] = {"PERSIST", "NX", "KEEPTTL", "GET"};
+    push_any_key(g, c);
+    unsigned r = (unsigned)rnd(g, 100);
+    int n = r < 15 ? 0 : r < 90 ? 1 : 2;
+    for (int i = 0; i < n; i++) {
+        if (chance(g, 75))
+            push_time_option(g, c, i == n - 1);
+        else
+            push_word(g, c, words[chance(g, 70) ? 0 : rnd(g, COUNT_OF(words))]);
+    }
+}
+
 /* The commands and how often each is drawn (weights out of their sum). */
 static const struct cmd_spec {
     const char *name;
@@ -702,6 +918,17 @@ static const struct cmd_spec {
     {"DECR", gen_incr, 2, true},
     {"INCRBY", gen_incrby, 3, true},
     {"DECRBY", gen_incrby, 2, true},
+    {"SET", gen_set_expiry, 4, true}, /* with EX, PX, EXAT, PXAT, KEEPTTL */
+    {"EXPIRE", gen_expire_s, 3, true},
+    {"PEXPIRE", gen_pexpire, 2, true},
+    {"EXPIREAT", gen_expireat, 2, true},
+    {"PEXPIREAT", gen_pexpireat, 2, true},
+    {"TTL", gen_ttl, 3, false},
+    {"PTTL", gen_pttl, 1, false},
+    {"EXPIRETIME", gen_expiretime, 2, false},
+    {"PEXPIRETIME", gen_pexpiretime, 2, false},
+    {"PERSIST", gen_one_key, 2, true},
+    {"GETEX", gen_getex, 3, true},
 };
 
 static const struct cmd_spec *pick_spec(struct gen *g)
@@ -927,25 +1154,50 @@ __attribute__((warn_unused_result)) static bool exchange(struct server srv[2], c
     return true;
 }
 
-/* Asks A for every key's length, the generator's only view of the state. */
-__attribute__((warn_unused_result)) static bool refresh_lengths(struct server *a, struct gen *g)
+/* Asks A for every key's length, the generator's view of the values, and both
+ * servers for every key's deadline (PEXPIRETIME). False when a server failed. */
+__attribute__((warn_unused_result)) static bool refresh_state(struct server srv[2], struct gen *g)
 {
     for (int k = 0; k < NKEYS; k++)
-        if (redisAppendCommand(a->ctx, "STRLEN %sk%d", g->prefix, k) != REDIS_OK)
+        if (redisAppendCommand(srv[0].ctx, "STRLEN %sk%d", g->prefix, k) != REDIS_OK)
             return false;
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < NKEYS; k++)
+            if (redisAppendCommand(srv[s].ctx, "PEXPIRETIME %sk%d", g->prefix, k) != REDIS_OK)
+                return false;
     bool ok = true;
-    for (int k = 0; k < NKEYS; k++) {
-        void *v = NULL;
-        if (redisGetReply(a->ctx, &v) != REDIS_OK)
-            return false;
-        redisReply *r = v;
-        if (r->type == REDIS_REPLY_INTEGER)
-            g->len[k] = r->integer;
-        else
-            ok = false;
-        freeReplyObject(r);
-    }
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < (s == 0 ? 2 : 1) * NKEYS; k++) {
+            void *v = NULL;
+            if (redisGetReply(srv[s].ctx, &v) != REDIS_OK)
+                return false;
+            redisReply *r = v;
+            if (r->type != REDIS_REPLY_INTEGER)
+                ok = false;
+            else if (s == 0 && k < NKEYS)
+                g->len[k] = r->integer;
+            else
+                g->dl[s][k % NKEYS] = r->integer;
+            freeReplyObject(r);
+        }
     return ok;
+}
+
+/* After a write, every key's deadline must be the same on both: exactly, or within a
+ * few seconds for one set relative to now. 0, or 1 after reporting the first key that
+ * differs. */
+static int check_deadlines(const struct options *o, const struct gen *g, const char *where)
+{
+    for (int k = 0; k < NKEYS; k++) {
+        long long a = g->dl[0][k], b = g->dl[1][k];
+        bool same = (a < 0 || b < 0) ? a == b : (a - b < 5000 && b - a < 5000);
+        if (same)
+            continue;
+        printf("resp_equiv: MISMATCH after %s (seed %llu)\n  PEXPIRETIME %sk%d: A %lld, B %lld\n", where,
+               (unsigned long long)o->seed, o->prefix, k, a, b);
+        return 1;
+    }
+    return 0;
 }
 
 /* ---- the run -------------------------------------------------------------- */
@@ -1051,7 +1303,7 @@ static int run(const struct options *o, struct server srv[2], FILE *log)
     int rc = clear_keys(o, srv);
     if (rc)
         return rc;
-    if (!refresh_lengths(&srv[0], &g))
+    if (!refresh_state(srv, &g))
         return 2;
     double deadline = now_seconds() + RUN_SECONDS;
     long done = 0;
@@ -1072,9 +1324,14 @@ static int run(const struct options *o, struct server srv[2], FILE *log)
                    o->redis8 ? " --redis8" : "");
         if (rc)
             return rc;
-        if (spec->writes && !refresh_lengths(&srv[0], &g)) {
-            fprintf(stderr, "resp_equiv: A (%s): STRLEN failed\n", srv[0].addr);
+        if (spec->writes && !refresh_state(srv, &g)) {
+            fprintf(stderr, "resp_equiv: STRLEN or PEXPIRETIME failed\n");
             return 2;
+        }
+        if (spec->writes && (rc = check_deadlines(o, &g, where)) != 0) {
+            printf("  reproduce: resp_equiv --a %s --b %s --prefix '%s' --seed %llu --count %ld%s\n", o->addr[0],
+                   o->addr[1], o->prefix, (unsigned long long)o->seed, done + 1, o->redis8 ? " --redis8" : "");
+            return rc;
         }
     }
     rc = final_check(o, srv);

@@ -1,7 +1,7 @@
 // seeds.mjs — bitmapd driven by node-redis as application code drives it, over RESP2
 // and RESP3 (HELLO 3): the seeds' commands through the client's own methods, a
-// pipeline, a transaction (refused whole), SCAN iteration, INFO, the string commands
-// and the errors a client must be able to parse. Prints one check a line as
+// pipeline, a transaction (refused whole), SCAN iteration, INFO, the string commands,
+// expiry (SET EX, EXPIRE GT, GETEX, PERSIST) and the errors a client must be able to parse. Prints one check a line as
 // NAME<TAB>EXPECTED<TAB>ACTUAL for tests/integration/test_client_node.sh.
 // Usage: node seeds.mjs PORT KEY_PREFIX
 import { createClient } from 'redis';
@@ -83,6 +83,32 @@ async function run(resp) {
   out(`${tag}: MGET`, ['1', 'x', null], await client.mGet([`${p}a`, `${p}b`, `${p}none`]));
   out(`${tag}: INCRBY`, 11, await client.incrBy(`${p}a`, 10));
   out(`${tag}: GETDEL`, '11', await client.getDel(`${p}a`));
+
+  // expiry as application code uses it: a session with a time to live
+  const s = `${p}session`;
+  const within = (v, lo, hi) => (v >= lo && v <= hi ? `${lo}..${hi}` : v);
+  out(`${tag}: SET with EX 100`, 'OK', await client.set(s, 'token', { expiration: { type: 'EX', value: 100 } }));
+  out(`${tag}: TTL after it`, '99..100', within(await client.ttl(s), 99, 100));
+  out(`${tag}: EXPIRE GT with a shorter time: unchanged`, 0, await client.expire(s, 10, 'GT'));
+  out(`${tag}: EXPIRE GT with a longer time`, 1, await client.expire(s, 1000, 'GT'));
+  out(`${tag}: EXPIREAT a Date`, 1, await client.expireAt(s, new Date(Date.UTC(2100, 0, 1))));
+  out(`${tag}: EXPIRETIME`, 4102444800, await client.expireTime(s));
+  out(`${tag}: PEXPIREAT`, 1, await client.pExpireAt(s, 4102444800123));
+  out(`${tag}: PEXPIRETIME`, 4102444800123, await client.pExpireTime(s));
+  out(`${tag}: GETEX EX 60 answers the value`, 'token', await client.getEx(s, { type: 'EX', value: 60 }));
+  out(`${tag}: TTL after GETEX`, '59..60', within(await client.ttl(s), 59, 60));
+  out(`${tag}: GETEX PERSIST`, 'token', await client.getEx(s, { type: 'PERSIST' }));
+  out(`${tag}: TTL after GETEX PERSIST`, -1, await client.ttl(s));
+  await client.pExpire(s, 50000);
+  out(`${tag}: SET KEEPTTL`, 'OK', await client.set(s, 't2', { expiration: { type: 'KEEPTTL' } }));
+  out(`${tag}: the deadline kept`, '49..50', within(await client.ttl(s), 49, 50));
+  out(`${tag}: PERSIST`, 1, await client.persist(s));
+  out(`${tag}: TTL of a missing key`, -2, await client.ttl(`${p}none`));
+  await client.set(s, 'short', { expiration: { type: 'PX', value: 200 } });
+  for (let i = 0; i < 60 && (await client.exists(s)); i++) await new Promise((done) => setTimeout(done, 50));
+  out(`${tag}: a key set with PX 200 expires (within 3 s)`, 0, await client.exists(s));
+  out(`${tag}: error: SET EX 0`, "error: ERR invalid expire time in 'set' command",
+    await errorOf(() => client.set(s, 'v', { expiration: { type: 'EX', value: 0 } })));
 
   // errors a client parses
   out(`${tag}: error: a negative bit offset`, 'error: ERR bit offset is not an integer or out of range',
