@@ -416,12 +416,13 @@ static void section(struct evbuffer *t, const char *title)
     evbuffer_add_printf(t, "# %s\r\n", title);
 }
 
-static void info_finish(struct rcmd *c, long long keys, const char *err)
+static void info_finish(struct rcmd *c, const struct rkv_keyspace *ks, const char *err)
 {
     struct evbuffer *t = c->op;
-    if (keys >= 0) {
+    if (ks) {
         section(t, "Keyspace");
-        if (keys > 0) evbuffer_add_printf(t, "db0:keys=%lld,expires=0,avg_ttl=0\r\n", keys);
+        if (ks->keys > 0)
+            evbuffer_add_printf(t, "db0:keys=%lld,expires=%lld,avg_ttl=%lld\r\n", ks->keys, ks->expires, ks->avg_ttl);
     } else if (err) {
         section(t, "Keyspace");
         evbuffer_add_printf(t, "# unavailable: %s\r\n", err);
@@ -519,11 +520,14 @@ static void cmd_info(struct rcmd *c)
                             (long long)c->app->started);
     }
     if (want_section(c, "stats", true)) {
+        struct store_stats xs; /* expired_keys: rows of expired keys this instance's sweeps removed */
+        store_get_stats(c->app->store, &xs);
         section(t, "Stats");
         evbuffer_add_printf(t,
                             "total_connections_received:%llu\r\ntotal_commands_processed:%llu\r\n"
-                            "rejected_connections:%llu\r\nexpired_keys:0\r\nevicted_keys:0\r\n",
-                            srv ? srv->connections : 0, srv ? srv->commands : 0, srv ? srv->rejected : 0);
+                            "rejected_connections:%llu\r\nexpired_keys:%lu\r\nevicted_keys:0\r\n",
+                            srv ? srv->connections : 0, srv ? srv->commands : 0, srv ? srv->rejected : 0,
+                            xs.expired_removed);
     }
     if (want_section(c, "replication", true)) {
         section(t, "Replication");
@@ -573,7 +577,7 @@ static void cmd_info(struct rcmd *c)
     if (want_section(c, "keyspace", true))
         rkv_dbsize(c, info_finish);
     else
-        info_finish(c, -1, NULL);
+        info_finish(c, NULL, NULL);
 }
 
 /* ---- transactions: refused whole ---------------------------------------------------

@@ -8,7 +8,14 @@
 
 /* The data commands' table. */
 const struct rcmd_def *rkv_commands(size_t *n);
-/* Keys that exist in the store: card > 0 or an explicit length. For DBSIZE/INFO. */
-void rkv_dbsize(struct rcmd *c, void (*cb)(struct rcmd *c, long long n, const char *err));
+/* The keyspace's figures: keys that exist (a member or an explicit length, not past
+ * their deadline), how many of them have a deadline, and their mean time to live in
+ * ms (0 when none). For DBSIZE and INFO keyspace. */
+struct rkv_keyspace {
+    long long keys, expires, avg_ttl;
+};
+/* cb gets ks NULL and err when the count could not be had. */
+typedef void rkv_keyspace_fn(struct rcmd *c, const struct rkv_keyspace *ks, const char *err);
+void rkv_dbsize(struct rcmd *c, rkv_keyspace_fn *cb);
 
 #endif

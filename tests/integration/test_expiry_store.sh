@@ -55,6 +55,8 @@ removed0=$(metric bitmapd_expired_keys_removed_total "$A_URL")
 wait_for "A's sweep removes the row after the grace" "[[ \$(rows '${P}k') == 0 ]]"
 check_match "A counts the removal" '^[0-9]+$' "$(metric bitmapd_expired_keys_removed_total "$A_URL")"
 check "removed rows counted" 1 $(($(metric bitmapd_expired_keys_removed_total "$A_URL") > removed0))
+check_match "INFO stats counts the removal" '^[1-9][0-9]*$' \
+  "$(redis-cli -p "$A_R" info stats | tr -d '\r' | sed -n 's/^expired_keys://p')"
 check "B never swept" 0 "$(metric bitmapd_expire_sweeps_total "http://127.0.0.1:$B")"
 check "a new key of that name starts from nothing" "0 1" "$(rb setbit "${P}k" 7 1) $(rb bitcount "${P}k")"
 check "with no deadline" -1 "$(ra ttl "${P}k")"
@@ -99,6 +101,8 @@ A=$PORT A_R=$RPORT A_URL=$BASE_URL
 check_match "after kill -9: TTL of the SET EX key" '^(99[0-9]|1000)$' "$(ra ttl "${P}d1")"
 check_match "after kill -9: TTL of the EXPIREd key" '^(199[0-9]|2000)$' "$(ra ttl "${P}d2")"
 check "and B agrees" "$(ra ttl "${P}d2")" "$(rb ttl "${P}d2")"
+check_match "INFO keyspace counts keys with a deadline and their mean time to live" \
+  '^db0:keys=[0-9]+,expires=[1-9][0-9]*,avg_ttl=[1-9][0-9]*$' "$(ra info keyspace | tr -d '\r' | grep '^db0:')"
 check "PERSIST on B" 1 "$(rb persist "${P}d2")"
 check "A sees no deadline" -1 "$(ra ttl "${P}d2")"
 
