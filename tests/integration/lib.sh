@@ -15,6 +15,8 @@
 #                                     BASE_URL; returns 1 if it never got healthy
 #                                     RPORT (its RESP port),
 #   rcli [redis-cli args...]          redis-cli against RPORT (raw output)
+#   rc NAME EXPECTED [redis-cli args...]
+#                                     check of one command's reply, errors included
 #   stop_service [PORT]               SIGTERM (then SIGKILL) the service on PORT
 #                                     (default: the last started); sets
 #                                     SERVICE_EXIT to its exit status
@@ -202,6 +204,13 @@ _sanitizer_check() {
 
 rcli() { # [redis-cli args...]
   redis-cli -h 127.0.0.1 -p "$RPORT" "$@"
+}
+
+# rc NAME EXPECTED redis-cli-args... — a check of one command's raw reply (errors included)
+rc() {
+  local name=$1 want=$2
+  shift 2
+  check "$name" "$want" "$(rcli "$@" 2>&1)"
 }
 
 metric() { # NAME [BASE_URL] — a figure of /metrics (of the last instance started)

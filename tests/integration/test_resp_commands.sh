@@ -5,13 +5,6 @@
 set -uo pipefail
 source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 
-# rc NAME EXPECTED redis-cli-args... — one command, its raw reply (errors included)
-rc() {
-  local name=$1 want=$2
-  shift 2
-  check "$name" "$want" "$(rcli "$@" 2>&1)"
-}
-
 start_service || finish
 
 echo "# connection commands"

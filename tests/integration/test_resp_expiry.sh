@@ -8,13 +8,6 @@ set -uo pipefail
 # shellcheck source=tests/integration/lib.sh
 source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 
-# rc NAME EXPECTED redis-cli-args... — one command, its raw reply (errors included)
-rc() {
-  local name=$1 want=$2
-  shift 2
-  check "$name" "$want" "$(rcli "$@" 2>&1)"
-}
-
 # in_range NAME LO HI redis-cli-args... — an integer reply within [LO, HI]
 in_range() {
   local name=$1 lo=$2 hi=$3 got

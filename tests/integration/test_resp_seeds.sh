@@ -14,13 +14,6 @@ source "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
 RUN=$(($(date +%s) % 100000 * 100 + RANDOM % 100))
 echo "# run tag $RUN"
 
-# rc NAME EXPECTED redis-cli-args... — one command, its raw reply (errors included)
-rc() {
-  local name=$1 want=$2
-  shift 2
-  check "$name" "$want" "$(rcli "$@" 2>&1)"
-}
-
 start_service || finish
 
 # ---- seed 002: daily check-in --------------------------------------------------
