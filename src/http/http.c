@@ -36,6 +36,8 @@ struct head_watch {
     bool refusing;  /* its body is too big: answering 413 before reading it, read nothing more */
     bool answered;  /* the 413 is sent: what still arrives is read and dropped until close */
     unsigned lines; /* lines of the head looked at (a CRLF before any is not its end) */
+    bool chunked;   /* Transfer-Encoding: chunked (no length up front) */
+    unsigned long long body; /* with chunked: bytes of the body (framing included) arrived */
 };
 
 struct http_conn {
@@ -171,8 +173,18 @@ static void conn_arm_deadline(struct http_conn *conn)
  * its own cap (evhttp_set_max_body_size) with its HTML page. So the head is looked at
  * as it arrives, before evhttp parses and drains its lines: a Content-Length over
  * [http] max_body_bytes is answered a JSON 413 at once, the body is not read, and
- * the connection closes. (A chunked body has no length up front: one past the limit
- * gets our JSON 413 when it is whole, up to evhttp's cap.) */
+ * the connection closes. A chunked body has no length up front: one past the limit
+ * gets our JSON 413 when it is whole, and its bytes are counted as they arrive, so
+ * that one heading for evhttp's cap is refused the same way first (at half the room
+ * between the limit and that cap: the count includes the chunks' framing, which only
+ * a body of tiny chunks makes large). */
+
+/* evhttp's cap on a body: the limit plus this much room, so that bodies in between
+ * get our JSON 413 (see http_server_apply_config) */
+static long long body_cap_room(const struct config *cfg)
+{
+    return cfg->http_max_body_bytes > (16 << 20) ? cfg->http_max_body_bytes : (16 << 20);
+}
 
 #define REFUSE_LINGER_S 2 /* after the 413: what the client still sends is read and dropped */
 
@@ -219,9 +231,21 @@ static bool content_length_of(const char *line, size_t len, unsigned long long *
     return true;
 }
 
+/* Whether header line `line` (len bytes) is a Transfer-Encoding naming chunked. */
+static bool chunked_of(const char *line, size_t len)
+{
+    static const char name[] = "transfer-encoding:";
+    size_t n = sizeof(name) - 1;
+    if (len <= n || strncasecmp(line, name, n) != 0) return false;
+    for (size_t i = n; i + 7 <= len; i++)
+        if (strncasecmp(line + i, "chunked", 7) == 0) return true;
+    return false;
+}
+
 /* Looks at the complete header lines now in buf (evhttp drains each once it is
  * whole, after the callbacks of the buffer): true, with the length in *cl, when a
- * Content-Length is past [http] max_body_bytes. */
+ * Content-Length is past [http] max_body_bytes. At the head's end, a chunked body
+ * starts being counted (w->body). */
 static bool head_check(struct head_watch *w, struct evbuffer *buf, const struct config *cfg, unsigned long long *cl)
 {
     size_t len = evbuffer_get_length(buf), from = 0;
@@ -240,7 +264,10 @@ static bool head_check(struct head_watch *w, struct evbuffer *buf, const struct 
         if (n == 0) {
             /* the blank line ends the head; an empty line before any is a stray CRLF
              * between requests, which evhttp skips too */
-            if (w->lines > 0) w->seen = true;
+            if (w->lines > 0) {
+                w->seen = true;
+                w->body = evbuffer_get_length(buf) - ((size_t)eol.pos + eol_len);
+            }
         } else {
             w->lines++;
             if (n < sizeof(line)) {
@@ -249,6 +276,7 @@ static bool head_check(struct head_watch *w, struct evbuffer *buf, const struct 
                     w->refusing = true;
                     return true;
                 }
+                if (chunked_of(line, n)) w->chunked = true;
             }
         }
         from = (size_t)eol.pos + eol_len;
@@ -256,12 +284,13 @@ static bool head_check(struct head_watch *w, struct evbuffer *buf, const struct 
     return false;
 }
 
-/* A head found too big: log it and answer it on the next turn of the loop. */
-static void conn_refuse(struct http_conn *conn, unsigned long long cl)
+/* A body found too big (its declared length, or the chunked bytes so far): log it and
+ * answer it on the next turn of the loop. */
+static void conn_refuse(struct http_conn *conn, unsigned long long len)
 {
     const struct timeval now = {0, 0};
-    log_info("msg=\"HTTP body refused before it was read\" fd=%d content_length=%llu max_body_bytes=%d",
-             (int)conn->fd, cl, conn->srv->app->cfg->http_max_body_bytes);
+    log_info("msg=\"HTTP body refused before it was read\" fd=%d %s=%llu max_body_bytes=%d", (int)conn->fd,
+             conn->head.chunked ? "chunked_bytes" : "content_length", len, conn->srv->app->cfg->http_max_body_bytes);
     /* an event of the connection's own: a client that leaves first frees it with conn.
      * Should it not be made, the connection stays refusing (what arrives is dropped)
      * and [http] request_timeout_s closes it with a 408. */
@@ -282,9 +311,20 @@ static void conn_input_cb(struct evbuffer *buf, const struct evbuffer_cb_info *i
     }
     if (conn->current) return;
     conn_arm_deadline(conn);
-    if (!conn->head.seen && head_check(&conn->head, buf, conn->srv->app->cfg, &cl)) {
+    const struct config *cfg = conn->srv->app->cfg;
+    if (!conn->head.seen) {
+        if (head_check(&conn->head, buf, cfg, &cl)) {
+            evbuffer_drain(buf, evbuffer_get_length(buf));
+            conn_refuse(conn, cl);
+        }
+        return;
+    }
+    if (!conn->head.chunked) return;
+    conn->head.body += info->n_added;
+    if (conn->head.body > (unsigned long long)(cfg->http_max_body_bytes + body_cap_room(cfg) / 2)) {
+        conn->head.refusing = true;
         evbuffer_drain(buf, evbuffer_get_length(buf));
-        conn_refuse(conn, cl);
+        conn_refuse(conn, conn->head.body);
     }
 }
 static void conn_deadline_cb(evutil_socket_t fd, short what, void *arg)
@@ -715,8 +755,7 @@ void http_server_apply_config(struct http_server *srv)
     /* libevent 2.1 answers bodies past its own cap with an HTML 413 and offers no
      * hook; so its cap sits well above ours (limit + max(limit, 16 MiB)) and bodies
      * in between get our JSON 413 from parse_body_or_reply() */
-    ev_ssize_t slack = cfg->http_max_body_bytes > (16 << 20) ? cfg->http_max_body_bytes : (16 << 20);
-    evhttp_set_max_body_size(srv->http, (ev_ssize_t)cfg->http_max_body_bytes + slack);
+    evhttp_set_max_body_size(srv->http, (ev_ssize_t)(cfg->http_max_body_bytes + body_cap_room(cfg)));
     evhttp_set_max_headers_size(srv->http, cfg->http_max_header_bytes);
     evhttp_set_timeout(srv->http, cfg->http_timeout_s);
 }
