@@ -228,8 +228,7 @@ static enum wp_mutation bitop_mut(struct kwrite *w, struct wp_unit *u)
 oom:
     free(srcs);
     free(lens);
-    snprintf(w->err, sizeof(w->err), "ERR out of memory");
-    return WP_REJECT;
+    return rkv_reject_oom(w);
 }
 
 void cmd_bitop(struct rcmd *c)

@@ -15,12 +15,6 @@
 
 #define ERR_NOT_INT "ERR value is not an integer or out of range"
 
-static enum wp_mutation oom(struct kwrite *w)
-{
-    snprintf(w->err, sizeof(w->err), "ERR out of memory");
-    return WP_REJECT;
-}
-
 static const char *invalid_expire(const struct rcmd *c, char *buf, size_t n)
 {
     snprintf(buf, n, "ERR invalid expire time in '%s' command", c->def->name);
@@ -178,7 +172,7 @@ static enum wp_mutation expire_mut(struct kwrite *w, struct wp_unit *u)
     if (!rkv_live(&v, now) || !expire_allowed(a->flags, v.expire_ms ? v.expire_ms : -1, when)) return WP_UNCHANGED;
     w->n = 1;
     if (when <= now) /* a deadline already passed deletes the key */
-        return rkv_unit_delete(u, 0) ? WP_CHANGED : oom(w);
+        return rkv_unit_delete(u, 0) ? WP_CHANGED : rkv_reject_oom(w);
     if (when == v.expire_ms) return WP_UNCHANGED; /* answered 1, as Redis does; nothing to write */
     rkv_unit_set_expire(u, 0, when);
     return WP_CHANGED;
@@ -290,7 +284,8 @@ static enum wp_mutation getex_mut(struct kwrite *w, struct wp_unit *u)
     if (!rkv_take_value(w, &a->val, &v, true)) return WP_REJECT;
     if (a->o.flags & XS_PERSIST) deadline = 0;
     else if (!(a->o.flags & XS_TIME)) return WP_UNCHANGED; /* GETEX k: GET */
-    if ((a->o.flags & (XS_EXAT | XS_PXAT)) && deadline <= now) return rkv_unit_delete(u, 0) ? WP_CHANGED : oom(w);
+    if ((a->o.flags & (XS_EXAT | XS_PXAT)) && deadline <= now)
+        return rkv_unit_delete(u, 0) ? WP_CHANGED : rkv_reject_oom(w);
     if (deadline == v.expire_ms) return WP_UNCHANGED;
     rkv_unit_set_expire(u, 0, deadline);
     return WP_CHANGED;

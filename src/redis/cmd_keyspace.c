@@ -35,10 +35,7 @@ static enum wp_mutation del_mut(struct kwrite *w, struct wp_unit *u)
         changed = true;
     }
     free(empty);
-    if (oom) {
-        snprintf(w->err, sizeof(w->err), "ERR out of memory");
-        return WP_REJECT;
-    }
+    if (oom) return rkv_reject_oom(w);
     return changed ? WP_CHANGED : WP_UNCHANGED;
 }
 
@@ -119,8 +116,7 @@ static enum wp_mutation move_mut(struct kwrite *w, struct wp_unit *u)
     roaring_bitmap_t *bm = roaring_bitmap_copy(src.bm);
     if (!bm || (!a->copy && !rkv_unit_delete(u, s))) {
         if (bm) roaring_bitmap_free(bm);
-        snprintf(w->err, sizeof(w->err), "ERR out of memory");
-        return WP_REJECT;
+        return rkv_reject_oom(w);
     }
     rkv_unit_put(u, d, bm, (int64_t)src.len);
     rkv_unit_set_expire(u, d, src.expire_ms); /* the source's deadline, or none: Redis's too */

@@ -46,10 +46,7 @@ static enum wp_mutation setints_mut(struct kwrite *w, struct wp_unit *u, bool re
     struct ints *x = w->extra;
     struct kval v = rkv_unit_val(u, 0);
     roaring_bitmap_t *bm = replace ? roaring_bitmap_of_ptr(x->n, x->v) : v.bm;
-    if (!bm) {
-        snprintf(w->err, sizeof(w->err), "ERR out of memory");
-        return WP_REJECT;
-    }
+    if (!bm) return rkv_reject_oom(w);
     if (!replace) {
         uint64_t before = roaring_bitmap_get_cardinality(bm);
         roaring_bitmap_add_many(bm, x->n, x->v);

@@ -82,10 +82,7 @@ void cmd_getrange(struct rcmd *c)
 static enum wp_mutation put_value(struct kwrite *w, struct wp_unit *u, int k, const struct rarg *val, int64_t expire_ms)
 {
     roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)val->ptr, val->len);
-    if (!bm) {
-        snprintf(w->err, sizeof(w->err), "ERR out of memory");
-        return WP_REJECT;
-    }
+    if (!bm) return rkv_reject_oom(w);
     rkv_unit_put(u, k, bm, (int64_t)val->len);
     rkv_unit_set_expire(u, k, expire_ms);
     return WP_CHANGED;
@@ -116,10 +113,7 @@ static enum wp_mutation set_mut(struct kwrite *w, struct wp_unit *u)
         /* Redis stores the value and its deadline, and the key reads as absent at once:
          * deleting it answers the same and leaves no dead value to later writes */
         if (!v.exists) return WP_UNCHANGED;
-        if (!rkv_unit_delete(u, 0)) {
-            snprintf(w->err, sizeof(w->err), "ERR out of memory");
-            return WP_REJECT;
-        }
+        if (!rkv_unit_delete(u, 0)) return rkv_reject_oom(w);
         return WP_CHANGED;
     }
     return put_value(w, u, 0, &w->c->argv[2], deadline);
@@ -176,10 +170,7 @@ static enum wp_mutation setrange_mut(struct kwrite *w, struct wp_unit *u)
         return WP_REJECT;
     }
     uint64_t len = v.len;
-    if (!bv_setrange(v.bm, &len, (uint64_t)*off, (const uint8_t *)val->ptr, val->len)) {
-        snprintf(w->err, sizeof(w->err), "ERR out of memory");
-        return WP_REJECT;
-    }
+    if (!bv_setrange(v.bm, &len, (uint64_t)*off, (const uint8_t *)val->ptr, val->len)) return rkv_reject_oom(w);
     w->n = (long long)len;
     rkv_unit_put(u, 0, v.bm, (int64_t)len);
     wp_key_narrow(&u->keys[0], (uint64_t)*off * 8, ((uint64_t)*off + val->len) * 8 - 1);
@@ -211,10 +202,7 @@ static enum wp_mutation append_mut(struct kwrite *w, struct wp_unit *u)
         snprintf(w->err, sizeof(w->err), "ERR string exceeds maximum allowed size (proto-max-bulk-len)");
         return WP_REJECT;
     }
-    if (!bv_setrange(v.bm, &len, len, (const uint8_t *)val->ptr, val->len)) {
-        snprintf(w->err, sizeof(w->err), "ERR out of memory");
-        return WP_REJECT;
-    }
+    if (!bv_setrange(v.bm, &len, len, (const uint8_t *)val->ptr, val->len)) return rkv_reject_oom(w);
     w->n = (long long)len;
     if (v.exists && val->len == 0) return WP_UNCHANGED;
     rkv_unit_put(u, 0, v.bm, (int64_t)len); /* APPEND creates the key, even with "" */
@@ -275,10 +263,7 @@ static enum wp_mutation mset_mut(struct kwrite *w, struct wp_unit *u)
             bms = NULL;
         }
     }
-    if (!bms) {
-        snprintf(w->err, sizeof(w->err), "ERR out of memory");
-        return WP_REJECT;
-    }
+    if (!bms) return rkv_reject_oom(w);
     for (size_t j = 0; j < n; j++) {
         rkv_unit_put(u, w->slot[1 + 2 * j], bms[j], (int64_t)w->c->argv[2 + 2 * j].len);
         rkv_unit_set_expire(u, w->slot[1 + 2 * j], 0); /* a value set anew: no expiry */
@@ -367,10 +352,7 @@ static enum wp_mutation getdel_mut(struct kwrite *w, struct wp_unit *u)
     struct kval v = rkv_unit_val(u, 0);
     if (!rkv_take_value(w, w->extra, &v, rkv_live(&v, wall_ms()))) return WP_REJECT;
     if (!v.exists) return WP_UNCHANGED;
-    if (!rkv_unit_delete(u, 0)) {
-        snprintf(w->err, sizeof(w->err), "ERR out of memory");
-        return WP_REJECT;
-    }
+    if (!rkv_unit_delete(u, 0)) return rkv_reject_oom(w);
     return WP_CHANGED;
 }
 
@@ -414,10 +396,7 @@ static enum wp_mutation incr_mut(struct kwrite *w, struct wp_unit *u)
     char text[LONG_STR_MAX];
     int len = snprintf(text, sizeof(text), "%lld", cur + by);
     roaring_bitmap_t *bm = bv_from_bytes((const uint8_t *)text, (size_t)len);
-    if (!bm) {
-        snprintf(w->err, sizeof(w->err), "ERR out of memory");
-        return WP_REJECT;
-    }
+    if (!bm) return rkv_reject_oom(w);
     rkv_unit_put(u, 0, bm, len);
     w->n = cur + by;
     return WP_CHANGED;

@@ -361,6 +361,12 @@ void rkv_fail(struct rcmd *c, const char *msg)
     rcmd_finish(c);
 }
 
+enum wp_mutation rkv_reject_oom(struct kwrite *w)
+{
+    snprintf(w->err, sizeof(w->err), "ERR out of memory");
+    return WP_REJECT;
+}
+
 
 /* ---- the table ---------------------------------------------------------------------------------- */
 

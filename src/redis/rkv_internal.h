@@ -84,6 +84,8 @@ bool rkv_parse_bit_offset(struct rcmd *c, const struct rarg *a, uint32_t *off);
 bool rkv_parse_int(struct rcmd *c, const struct rarg *a, long long *v);
 /* Answers msg as the error and finishes the command. */
 void rkv_fail(struct rcmd *c, const char *msg);
+/* For mutate(): "ERR out of memory" as the command's error, and WP_REJECT. */
+enum wp_mutation rkv_reject_oom(struct kwrite *w);
 
 /* The options of SET (from argument 3) and GETEX (from 2), parsed as Redis's shared
  * parser does for each: a time option takes the next argument and excludes the other
