@@ -77,7 +77,6 @@ static void kread_done(enum store_status st, const char *err, const struct store
         rr_error(&c->r, "ERR out of memory");
         goto out;
     }
-    int64_t now = 0;
     for (; ok < k->n; ok++) {
         char why[256];
         if (!rows[ok].found) {
@@ -91,16 +90,9 @@ static void kread_done(enum store_status st, const char *err, const struct store
         }
         v[ok].exists = rkv_exists(v[ok].bm, rows[ok].nbytes);
         v[ok].len = v[ok].exists ? bv_len(v[ok].bm, rows[ok].nbytes) : 0;
+        /* a row past its deadline came empty: the store decided it as it answered,
+         * in this same turn (store_expire_rows) */
         v[ok].expire_ms = v[ok].exists ? rows[ok].expire_ms : 0;
-        /* the store hands out a key past its deadline as empty, but the deadline may
-         * pass between that and now (a cached row, a load in flight) */
-        if (v[ok].expire_ms && !now) now = wall_ms();
-        if (v[ok].expire_ms && !rkv_live(&v[ok], now)) {
-            roaring_bitmap_clear(v[ok].bm);
-            v[ok].exists = false;
-            v[ok].len = 0;
-            v[ok].expire_ms = 0;
-        }
     }
     kread_fn *fn = k->fn;
     size_t n = k->n;
