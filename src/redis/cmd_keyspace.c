@@ -205,8 +205,7 @@ void rkv_dbsize(struct rcmd *c, rkv_keyspace_fn *cb)
     if (!o) return cb(c, NULL, "out of memory");
     *o = (struct dbsize_op){c, cb};
     now_param(now, &p);
-    /* the deadlines come from the partial index's keys only when few have one: the
-     * count reads the rows either way, as DBSIZE always did */
+    /* one pass over the keys gives all three figures */
     if (!store_query_folded(c->app->store,
                             "SELECT count(*), count(expire_ms),"
                             "       coalesce(avg(expire_ms - $1::bigint), 0)::int8"

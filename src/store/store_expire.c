@@ -16,6 +16,8 @@
 #include "core/log.h"
 #include "store/store_internal.h"
 
+static void sweep_cb(evutil_socket_t fd, short what, void *arg);
+
 bool store_expire_setup(struct store *st)
 {
     roaring_bitmap_t *e = roaring_bitmap_create();
@@ -106,7 +108,7 @@ static void sweep_done(const struct db_result *r, void *arg)
     sweep_arm(st, every);
 }
 
-void sweep_cb(evutil_socket_t fd, short what, void *arg)
+static void sweep_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct store *st = arg;
     (void)fd;

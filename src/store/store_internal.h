@@ -166,7 +166,6 @@ bool store_expire_setup(struct store *st) WUR;
 void store_expire_rows(struct store *st, struct store_row *rows, size_t n);
 /* Starts the sweeps of expired rows ([expire] sweep_ms). */
 void store_expire_start(struct store *st);
-void sweep_cb(evutil_socket_t fd, short what, void *arg);
 void store_expire_free(struct store *st);
 
 /* store_cas.c */
