@@ -99,7 +99,8 @@ static void shutdown_tick(evutil_socket_t fd, short what, void *arg)
     struct timeval tv = {0, 50 * 1000};
     /* a reply counts until its bytes are written: evhttp and the RESP clients send
      * from their buffers on later turns, and breaking the loop drops what is left */
-    int pending = http_inflight() + resp_inflight() + http_server_unsent(sd->srv) + resp_server_unsent(sd->resp);
+    int pending = http_inflight() + resp_inflight() + http_server_unsent(sd->srv) + resp_server_unsent(sd->resp) +
+                  inbox_retention_pending();
     /* then the write-behind log: folded and let go, so that the table is whole */
     bool folded = pending == 0 && store_wlog_stop(sd->store);
     if (folded || sd->waited_ms >= sd->cfg->shutdown_timeout_s * 1000) {
@@ -124,6 +125,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
      * requests in flight above zero until the deadline cuts them off unanswered */
     http_server_drain(sd->srv);
     resp_server_drain(sd->resp);
+    inbox_retention_quiesce();
     sd->tick = evtimer_new(sd->base, shutdown_tick, sd);
     if (!sd->tick) {
         event_base_loopbreak(sd->base);

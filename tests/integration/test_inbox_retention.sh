@@ -84,6 +84,33 @@ http PUT /v1/periods/1990-03 '{"first_message": 300}'
 check "PUT 1990-03" 200 "$HTTP_STATUS"
 stop_service "$PORT"
 stop_service "$A"
+
+echo "# a stop in the middle of a walk: the walk ends after its page, records nothing, lets go"
+V=$((U + 1000)) # 50,000 more boxes, each with message 260, below the next bound
+python3 -c "import json; print(json.dumps({'message': 260, 'users': list(range($V, $V + 50000))}))" >"$T/fan.json"
+start_service || {
+  restore
+  finish
+}
+out=$(curl -s -o /dev/null -w '%{http_code}' -H 'Content-Type: application/json' --data-binary @"$T/fan.json" \
+  "$BASE_URL/v1/pushes")
+check "fan-out of 260 to 50,000 boxes" 200 "$out"
+stop_service
+start_service --set inbox.retention_check_s=1 --set "inbox.keep_months=$((KEEP - 1))" || {
+  restore
+  finish
+}
+wait_for "the walk to 300 starts" "grep -q 'dropping older history.*before=300' '$T/bitmapd.$PORT.log'"
+stop_service
+check "the service stopped cleanly in the middle of the walk" 0 "$SERVICE_EXIT"
+check "no claim is left behind" "" "$(sql "SELECT running_until FROM bitmapd.inbox_retention")"
+if grep -q 'walk incomplete.*the service is stopping' "$T/bitmapd.$PORT.log"; then
+  check "a walk cut short records no bound" 200 "$(sql "SELECT applied_before FROM bitmapd.inbox_retention")"
+else # the walk was quicker than the stop: it ended, and its bound stands
+  echo "# the walk ended before the stop reached it"
+  check "a walk that ended records its bound" 300 "$(sql "SELECT applied_before FROM bitmapd.inbox_retention")"
+fi
+
 start_service --set inbox.retention_check_s=1 --set "inbox.keep_months=$((KEEP - 1))" || {
   restore
   finish
@@ -94,6 +121,8 @@ http GET "/v1/users/$((U + 2))/messages?limit=10"
 check "the new bound drops what the old one left" "[]" "$(jget '[.messages[].id]')"
 http GET "/v1/users/$U/messages?limit=10"
 check "and older history of every box" "[350]" "$(jget '[.messages[].id]')"
+http GET "/v1/users/$((V + 49999))/messages?limit=10"
+check "the boxes of the cut walk too, once walked again" "[]" "$(jget '[.messages[].id]')"
 stop_service
 
 restore

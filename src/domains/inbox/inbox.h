@@ -24,6 +24,11 @@ struct app;
 /* The retention of [inbox] keep_months (inbox_retention.c): a timer that drops the
  * history older than that from every box, once per new bound, one instance at a time. */
 void inbox_retention_start(struct app *app);
+/* Shutting down: a walk in progress stops after its page, lets go of its claim and
+ * records nothing; no check starts. inbox_retention_pending() counts what is still in
+ * flight (the service waits for it, as for requests); inbox_retention_stop() after the loop. */
+void inbox_retention_quiesce(void);
+int inbox_retention_pending(void);
 void inbox_retention_stop(void);
 
 

@@ -248,7 +248,9 @@ void drop_all_abandon(struct drop_all *d)
 
 static void drop_all_end(struct drop_all *d, int status, const char *code, const char *msg)
 {
-    struct drop_all_result res = {d->bound, d->users_changed, d->removed, d->failed, d->errors, status, code, msg};
+    struct drop_all_result res = {.bound = d->bound, .users_changed = d->users_changed, .removed = d->removed,
+                                  .failed = d->failed, .errors = d->errors, .status = status, .code = code,
+                                  .message = msg, .abandoned = d->gone};
     d->done(&res, d->arg);
     if (d->wp) wpath_free(d->wp);
     json_decref(d->errors);

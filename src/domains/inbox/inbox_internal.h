@@ -85,6 +85,7 @@ struct drop_all_result {
     json_t *errors; /* borrowed: the first users that could not be changed */
     int status;
     const char *code, *message; /* NULL unless the walk stopped */
+    bool abandoned;             /* drop_all_abandon() cut it short: not every box was reached */
 };
 typedef void drop_all_done_fn(const struct drop_all_result *res, void *arg);
 struct drop_all *drop_all_start(struct app *app, uint32_t bound, drop_all_done_fn *done, void *arg) WUR;

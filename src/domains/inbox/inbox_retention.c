@@ -32,12 +32,13 @@ static struct {
     struct drop_all *walk; /* the walk in progress */
     char period[8];        /* the bound's period, "YYYY-MM" */
     uint32_t bound;
-    bool stopping;
+    bool quiescing; /* the service is shutting down: a walk is cut short, none starts */
+    bool stopping;  /* the loop has ended: callbacks still to come do nothing */
 } ret;
 
 static void retention_arm(int s)
 {
-    if (ret.timer && !ret.stopping) event_add(ret.timer, &(struct timeval){s, 0});
+    if (ret.timer && !ret.stopping && !ret.quiescing) event_add(ret.timer, &(struct timeval){s, 0});
 }
 
 /* The oldest month kept: the current month (in [inbox] period_time_zone, the process
@@ -61,10 +62,28 @@ static void recorded(const struct db_result *r, void *arg)
     retention_arm(ret.app->cfg->inbox_retention_check_s);
 }
 
-static void walked(const struct drop_all_result *res, void *arg)
+/* The walk of ret.bound is over: records the bound when every box was walked, else
+ * lets go of the claim, so that the next check (here or elsewhere) walks again. */
+static void walk_end(bool ok)
 {
     char bound[16], status[16];
-    bool ok = res->status == 200 && !res->code;
+    snprintf(bound, sizeof(bound), "%u", ret.bound);
+    snprintf(status, sizeof(status), "%d", ok);
+    struct db_param p[3] = {{bound, 0, 0}, {ret.period, 0, 0}, {status, 0, 0}};
+    ret.job = db_query(ret.app->db,
+                       "UPDATE bitmapd.inbox_retention"
+                       "   SET applied_before = CASE WHEN $3::int = 1 THEN $1::bigint ELSE applied_before END,"
+                       "       applied_period = CASE WHEN $3::int = 1 THEN $2::text ELSE applied_period END,"
+                       "       finished_at = CASE WHEN $3::int = 1 THEN now() ELSE finished_at END,"
+                       "       running_until = NULL, running_before = NULL"
+                       " WHERE running_before = $1::bigint",
+                       3, p, recorded, NULL);
+    if (!ret.job) retention_arm(ret.app->cfg->inbox_retention_check_s);
+}
+
+static void walked(const struct drop_all_result *res, void *arg)
+{
+    bool ok = res->status == 200 && !res->code && !res->abandoned;
     (void)arg;
     ret.walk = NULL;
     if (ret.stopping) return;
@@ -75,20 +94,9 @@ static void walked(const struct drop_all_result *res, void *arg)
         log_warn("msg=\"inbox retention: walk incomplete, tried again later\" before=%u users=%llu failed=%llu "
                  "error=\"%s\"",
                  ret.bound, (unsigned long long)res->users_changed, (unsigned long long)res->failed,
-                 res->message ? res->message : "some boxes could not be changed");
-    snprintf(bound, sizeof(bound), "%u", ret.bound);
-    snprintf(status, sizeof(status), "%d", ok);
-    struct db_param p[3] = {{bound, 0, 0}, {ret.period, 0, 0}, {status, 0, 0}};
-    /* a failed walk lets go of its claim, so that the next check walks again */
-    ret.job = db_query(ret.app->db,
-                       "UPDATE bitmapd.inbox_retention"
-                       "   SET applied_before = CASE WHEN $3::int = 1 THEN $1::bigint ELSE applied_before END,"
-                       "       applied_period = CASE WHEN $3::int = 1 THEN $2::text ELSE applied_period END,"
-                       "       finished_at = CASE WHEN $3::int = 1 THEN now() ELSE finished_at END,"
-                       "       running_until = NULL, running_before = NULL"
-                       " WHERE running_before = $1::bigint",
-                       3, p, recorded, NULL);
-    if (!ret.job) retention_arm(ret.app->cfg->inbox_retention_check_s);
+                 res->abandoned ? "the service is stopping"
+                 : res->message ? res->message : "some boxes could not be changed");
+    walk_end(ok);
 }
 
 static void claimed(const struct db_result *r, void *arg)
@@ -107,9 +115,12 @@ static void claimed(const struct db_result *r, void *arg)
     }
     ret.bound = (uint32_t)db_value_int8(r->res, 0, 0);
     snprintf(ret.period, sizeof(ret.period), "%s", PQgetvalue(r->res, 0, 1));
+    if (ret.quiescing || !(ret.walk = drop_all_start(ret.app, ret.bound, walked, NULL))) {
+        walk_end(false); /* stopping, or out of memory: the claim is let go at once */
+        return;
+    }
     log_info("msg=\"inbox retention: dropping older history\" keep_months=%d before_period=%s before=%u",
              ret.app->cfg->inbox_keep_months, ret.period, ret.bound);
-    if (!(ret.walk = drop_all_start(ret.app, ret.bound, walked, NULL))) retention_arm(every);
 }
 
 static void retention_tick(evutil_socket_t fd, short what, void *arg)
@@ -118,7 +129,7 @@ static void retention_tick(evutil_socket_t fd, short what, void *arg)
     (void)what;
     (void)arg;
     int keep = ret.app->cfg->inbox_keep_months;
-    if (ret.job || ret.walk) return;
+    if (ret.job || ret.walk || ret.quiescing) return;
     if (keep <= 0) { /* off; a reload may turn it on */
         retention_arm(ret.app->cfg->inbox_retention_check_s);
         return;
@@ -154,6 +165,15 @@ void inbox_retention_start(struct app *app)
                  app->cfg->inbox_keep_months, app->cfg->inbox_retention_check_s);
     retention_arm(app->cfg->inbox_keep_months > 0 ? FIRST_CHECK_S : app->cfg->inbox_retention_check_s);
 }
+
+void inbox_retention_quiesce(void)
+{
+    ret.quiescing = true;
+    if (ret.timer) event_del(ret.timer);
+    if (ret.walk) drop_all_abandon(ret.walk); /* ends after the page in flight */
+}
+
+int inbox_retention_pending(void) { return (ret.walk != NULL) + (ret.job != NULL); }
 
 void inbox_retention_stop(void)
 {
