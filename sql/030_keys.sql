@@ -52,3 +52,62 @@ SELECT encode(key, 'escape')            AS key,
 
 COMMENT ON VIEW bitmapd.key_expiry IS
   'Keys with a deadline (EXPIRE, SET … EX), soonest first; expired = true until the background sweep removes the row';
+
+-- One page of the RESP SCAN command (migrations/0014): up to n live keys in key order
+-- from the fence `cursor` (0: the first key), then a row with a NULL key and the next
+-- cursor (0: the walk is over). The page ends at a fence: the last one already
+-- recorded at or before the (n+1)-th key, so that later walks reuse the fences of
+-- earlier ones, or a new one at that key. Pages cover the key space without gaps
+-- whatever is written between them, and fences are never removed, so a key present
+-- for the whole walk is returned. A cursor that names no fence raises 22023 (also
+-- the fate of a cursor whose fence was lost in a crash of PostgreSQL: fences are
+-- committed without waiting for the disk).
+CREATE OR REPLACE FUNCTION bitmapd.scan_page(cursor bigint, n integer, now_ms bigint)
+RETURNS TABLE (scan_key bytea, scan_next bigint)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    from_key  bytea := '\x'::bytea;
+    ks        bytea[];
+    fence_id  bigint;
+    fence_key bytea;
+BEGIN
+    IF cursor IS NULL OR cursor < 0 OR n IS NULL OR n < 1 OR now_ms IS NULL THEN
+        RAISE EXCEPTION 'bitmapd.scan_page: invalid cursor or count' USING ERRCODE = '22023';
+    END IF;
+    IF cursor <> 0 THEN
+        SELECT f.key INTO from_key FROM bitmapd.scan_fences f WHERE f.id = cursor;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'bitmapd.scan_page: cursor % names no fence', cursor USING ERRCODE = '22023';
+        END IF;
+    END IF;
+    SELECT array_agg(s.key ORDER BY s.key) INTO ks
+      FROM (SELECT b.key FROM bitmapd.bitmaps b
+             WHERE b.key >= from_key AND (b.cardinality > 0 OR b.nbytes IS NOT NULL)
+               AND (b.expire_ms IS NULL OR b.expire_ms > now_ms)
+             ORDER BY b.key LIMIT n + 1) s;
+    IF coalesce(array_length(ks, 1), 0) <= n THEN
+        RETURN QUERY SELECT u.k, NULL::bigint FROM unnest(ks) WITH ORDINALITY AS u(k, o) ORDER BY u.o;
+        RETURN QUERY SELECT NULL::bytea, 0::bigint;
+        RETURN;
+    END IF;
+    SELECT f.id, f.key INTO fence_id, fence_key
+      FROM bitmapd.scan_fences f
+     WHERE f.key > from_key AND f.key <= ks[n + 1]
+     ORDER BY f.key DESC LIMIT 1;
+    IF NOT FOUND THEN
+        -- A fence need not wait for the disk: one lost in a crash of PostgreSQL makes
+        -- the cursor naming it invalid, and a walk with a small COUNT must not wait
+        -- for a flush per page (a COUNT 10 walk of 30,000 keys took 100 s that way).
+        PERFORM set_config('synchronous_commit', 'off', true);
+        INSERT INTO bitmapd.scan_fences AS f (key) VALUES (ks[n + 1])
+            ON CONFLICT (key) DO UPDATE SET key = excluded.key  -- another walk put it there meanwhile
+            RETURNING f.id, f.key INTO fence_id, fence_key;
+    END IF;
+    RETURN QUERY SELECT u.k, NULL::bigint FROM unnest(ks) WITH ORDINALITY AS u(k, o)
+                  WHERE u.k < fence_key ORDER BY u.o;
+    RETURN QUERY SELECT NULL::bytea, fence_id;
+END
+$$;
+
+COMMENT ON FUNCTION bitmapd.scan_page(bigint, integer, bigint) IS
+  'One page of RESP SCAN: up to n live keys from the fence `cursor` in key order, then (NULL, next cursor); see migrations/0014';

@@ -239,19 +239,17 @@ static void scan_done(const struct db_result *r, void *arg)
     struct scan_op *o = arg;
     struct rcmd *c = o->c;
     if (r->status != DB_OK) {
-        rr_error(&c->r, "ERR bitmapd: %s", r->message ? r->message : "database unavailable");
+        /* 22023: the cursor names no fence (never handed out, or from before 0014) */
+        if (r->sqlstate && strcmp(r->sqlstate, "22023") == 0)
+            rr_error(&c->r, "ERR invalid cursor");
+        else
+            rr_error(&c->r, "ERR bitmapd: %s", r->message ? r->message : "database unavailable");
     } else {
-        int rows = PQntuples(r->res), take = rows;
+        /* the keys, then one row with no key and the next cursor */
+        int rows = PQntuples(r->res), take = rows > 0 ? rows - 1 : 0;
         char next[32] = "0";
-        if (rows > o->count) {
-            /* more remain: the next cursor is the first hash not returned; keys that
-             * share it (a 60-bit collision) are all left for the next call */
-            int64_t h = db_value_int8(r->res, rows - 1, 1);
-            take = rows - 1;
-            while (take > 0 && db_value_int8(r->res, take - 1, 1) == h) take--;
-            if (take == 0) take = rows - 1; /* pathological: all equal */
-            snprintf(next, sizeof(next), "%lld", (long long)h);
-        }
+        if (rows > 0 && !PQgetisnull(r->res, rows - 1, 1))
+            snprintf(next, sizeof(next), "%lld", (long long)db_value_int8(r->res, rows - 1, 1));
         int nmatch = 0;
         for (int i = 0; i < take && o->type_ok; i++)
             if (!o->match || rproto_glob(o->match->ptr, o->match->len, PQgetvalue(r->res, i, 0),
@@ -270,9 +268,9 @@ static void scan_done(const struct db_result *r, void *arg)
     rcmd_finish(c);
 }
 
-/* SCAN walks keys in the order of a 60-bit hash of the key (an index of
- * migrations/0004): the cursor is a plain number, as clients expect, it needs no
- * state in the server, and any instance can continue it. */
+/* SCAN walks keys in key order, a page from one fence to the next
+ * (bitmapd.scan_page, migrations/0014): the cursor is a plain number, as clients
+ * expect, and any instance can continue it, since the fences are rows. */
 void cmd_scan(struct rcmd *c)
 {
     struct scan_op *o = calloc(1, sizeof(*o));
@@ -309,13 +307,11 @@ void cmd_scan(struct rcmd *c)
     }
     char cur[32], lim[32], now[24];
     snprintf(cur, sizeof(cur), "%lld", cursor);
-    snprintf(lim, sizeof(lim), "%lld", o->count + 1);
+    snprintf(lim, sizeof(lim), "%lld", o->count);
     struct db_param p[3] = {{cur, 0, 0}, {lim, 0, 0}};
     now_param(now, &p[2]);
     if (!store_query_folded(c->app->store,
-                  "SELECT key, bitmapd.key_hash(key) FROM bitmapd.bitmaps"
-                  " WHERE bitmapd.key_hash(key) >= $1::bigint AND " EXISTS_SQL(3)
-                  " ORDER BY bitmapd.key_hash(key) LIMIT $2::int",
+                  "SELECT scan_key, scan_next FROM bitmapd.scan_page($1::bigint, $2::int, $3::bigint)",
                   3, p, scan_done, o)) {
         free(o);
         rkv_fail(c, "ERR out of memory");

@@ -85,7 +85,7 @@ check "rows written before the conversion" "ok" \
 # a storage parameter, a function whose SQL-standard body is bound to the table.
 sql "GRANT SELECT ON bitmapd.bitmaps TO PUBLIC;
      GRANT UPDATE (updated_at) ON bitmapd.bitmaps TO PUBLIC;
-     COMMENT ON INDEX bitmapd.bitmaps_key_hash IS 'SCAN order (test comment)';
+     COMMENT ON INDEX bitmapd.bitmaps_expire IS 'expiry order (test comment)';
      ALTER TABLE bitmapd.bitmaps SET (fillfactor = 90);
      CREATE FUNCTION bitmapd.test_atomic_rows() RETURNS bigint LANGUAGE sql
        BEGIN ATOMIC SELECT count(*) FROM bitmapd.bitmaps; END;" >/dev/null
@@ -189,7 +189,7 @@ check_match "schema snapshot lists columns, constraints, indexes, triggers, gran
   '^([1-9][0-9]* ){6}[1-9][0-9]*$' \
   "$(for k in col con idx trg acl colacl; do grep -c "^$k " "$T/schema.before"; done | tr '\n' ' ')$(sed -n 's/^views reading the table: //p' "$T/schema.before")"
 check "schema snapshot has the test's grants and index comment" "3" \
-  "$(grep -c -e '^acl PUBLIC SELECT ' -e '^colacl updated_at PUBLIC UPDATE' -e "comment=SCAN order (test comment)" "$T/schema.before")"
+  "$(grep -c -e '^acl PUBLIC SELECT ' -e '^colacl updated_at PUBLIC UPDATE' -e "comment=expiry order (test comment)" "$T/schema.before")"
 
 # --- bad calls change nothing ---------------------------------------------------------------
 # sqlstate CALL — the SQLSTATE a call ends with ("00000" if it succeeds)

@@ -278,7 +278,7 @@ http GET "/v1/users/$U/feed/unread"
 check "feed: unread" "200 4" "$HTTP_STATUS $(jget .unread)"
 http POST "/v1/users/$U/feed/seen"
 expect "feed: seen" 200
-# RESP (SCAN uses bitmapd.key_hash)
+# RESP (SCAN records its fences in bitmapd.scan_fences)
 K="roles:$RUN"
 check "RESP: SETBIT, GETBIT, BITCOUNT, EXISTS" "0 1 1 1" \
   "$(rcli SETBIT "$K" 9 1) $(rcli GETBIT "$K" 9) $(rcli BITCOUNT "$K") $(rcli EXISTS "$K")"
