@@ -11,7 +11,8 @@
  * order (one index probe per key: concurrent batches cannot deadlock, and a partitioned
  * table is not scanned whole) and, under READ COMMITTED, sees the latest committed
  * versions, whether the head is chunked and its xmin; `bad` lists the groups with any
- * moved version (an absent key is version -1 here); `upd` and `ins` write the rest. An
+ * moved version (an absent key is version -1 here); `upd` and `ins` write the rest
+ * (`upd` never probes for a row the group means to insert: no row has version -1). An
  * insert that finds the key created in the meantime aborts the statement
  * (bitmapd._cas_conflict, a serialization failure), which is retried as a conflict of
  * every group, so a group still commits all or nothing. Data-modifying CTEs always run
@@ -30,7 +31,7 @@
     "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes, expire_ms = v.exp," \
     "                version = b.version + v.inc, updated_at = now()" set_flips \
     "           FROM v" \
-    "          WHERE b.key = v.key AND b.version = v.ver AND v.bits IS NOT NULL" \
+    "          WHERE b.key = v.key AND b.version = v.ver AND v.ver >= 0 AND v.bits IS NOT NULL" \
     "            AND v.grp NOT IN (SELECT grp FROM bad)" \
     "      RETURNING b.key)," \
     " want AS (SELECT * FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL" \
