@@ -651,7 +651,11 @@ struct db *db_new(struct event_base *base, const struct config *cfg, const char 
         for (int i = 0; i < 8; i++) snprintf(db->instance + 2 * i, 3, "%02x", r[i]);
     }
     snprintf(db->options, sizeof(db->options),
-             "-c statement_timeout=%d -c plan_cache_mode=force_generic_plan -c bitmapd.instance=%s"
+             /* no JIT: the background sweep's statement (store_expire.c), estimated
+              * past jit_above_cost on a table of millions of rows, was compiled by LLVM
+              * at every run (10-45 ms of CPU each second, on an idle service); none of
+              * these statements runs long enough to win that back */
+             "-c statement_timeout=%d -c plan_cache_mode=force_generic_plan -c jit=off -c bitmapd.instance=%s"
              /* the server notices a vanished client as fast as the client notices the
               * server (conn_start_connect): a session, and the lease lock the listener's
               * session may hold, does not outlive its process by more than about 15 s */
