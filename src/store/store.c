@@ -22,6 +22,11 @@ void absent_learn(struct store *st, bool found)
         st->absent_score += (ABSENT_ONE - st->absent_score) >> 4;
 }
 
+bool store_guess_absent(struct store *st, const struct store_key *key)
+{
+    return st->absent_score >= ABSENT_GUESS && !store_chunks_known(st->chunks, key->key, key->len);
+}
+
 enum store_status status_of(const struct db_result *r)
 {
     if (r->status == DB_OK) return STORE_OK;
@@ -340,9 +345,8 @@ static bool peek(struct store *st, const struct store_key *keys, size_t n, struc
         struct cache_val v;
         if (cached_row(st, &keys[i], &v, &rows[i])) {
             held[i] = v.blob;
-        } else if (guess && st->absent_score >= ABSENT_GUESS &&
-                   !store_chunks_known(st->chunks, keys[i].key, keys[i].len)) {
-            rows[i] = (struct store_row){.found = false, .nbytes = -1, .cached = true};
+        } else if (guess && store_guess_absent(st, &keys[i])) {
+            rows[i] = (struct store_row){.found = false, .nbytes = -1, .cached = true, .guessed = true};
             held[i] = NULL;
             (*nguess)++;
         } else {

@@ -22,6 +22,10 @@ void store_free(struct store *st);
 /* STORE_CONSISTENT: check every key's version in the database (bits travel only for
  * keys whose version or checksum differs from the cached copy). */
 #define STORE_CONSISTENT 1u
+/* STORE_GUESS_ABSENT: for a writer whose compare-and-swap checks every row it was
+ * given, a missing key may be guessed absent instead of loaded, as
+ * store_peek_or_guess() does (row.guessed marks it); never with STORE_CONSISTENT. */
+#define STORE_GUESS_ABSENT 2u
 
 /* Loads keys (at most a few thousand at a time), from the cache where it can: the
  * callback always comes on a later turn of the loop. A missing key is a row with

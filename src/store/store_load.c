@@ -369,8 +369,9 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
                           store_load_cb cb, void *arg)
 {
     struct load_ctx *ctx = calloc(1, sizeof(*ctx));
-    size_t total = 0;
+    size_t total = 0, nguess = 0;
     bool consistent = flags & STORE_CONSISTENT;
+    bool guess = (flags & STORE_GUESS_ABSENT) && !consistent;
 
     if (!ctx) return NULL;
     *ctx = (struct load_ctx){.st = st, .n = n, .cb = cb, .arg = arg, .status = STORE_OK};
@@ -382,9 +383,13 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
     if (!ctx->rows || !ctx->held || !ctx->sent || !ctx->keyoff || !ctx->seen) goto fail;
     for (size_t i = 0; i < n; i++) {
         /* a pending image is newer than the row: never checked against it */
-        if (cached_row(st, &keys[i], &ctx->held[i], &ctx->rows[i]) &&
-            (!consistent || wlog_pending(st->wl, keys[i].key, keys[i].len)))
+        bool hit = cached_row(st, &keys[i], &ctx->held[i], &ctx->rows[i]);
+        if (hit && (!consistent || wlog_pending(st->wl, keys[i].key, keys[i].len))) continue;
+        if (!hit && guess && store_guess_absent(st, &keys[i])) {
+            ctx->rows[i] = (struct store_row){.found = false, .nbytes = -1, .cached = true, .guessed = true};
+            nguess++;
             continue;
+        }
         ctx->sent[ctx->nsent++] = i;
         total += keys[i].len;
     }
@@ -399,7 +404,8 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
     if (!(ctx->handle = db_pending(st->db, load_deliver_cb, ctx))) goto fail;
     st->stats.loads++;
     st->stats.load_keys_db += ctx->nsent;
-    st->stats.load_keys_cached += n - ctx->nsent;
+    st->stats.load_keys_cached += n - ctx->nsent - nguess;
+    metrics.write_guessed_absent += nguess;
     if (ctx->nsent == 0) { /* all from the cache: answered on the next turn of the loop */
         ctx->next = st->ready;
         st->ready = ctx;

@@ -53,10 +53,12 @@ void store_metrics_render(struct evbuffer *out, void *arg)
     metrics_counter(out, "bitmapd_write_retries_exhausted_total", "Write units that failed after [postgres] max_retries.",
             metrics.write_retries_exhausted);
     metrics_counter(out, "bitmapd_write_guessed_absent_keys_total",
-            "Keys missing from the cache that a train wrote on the guess that they had no row, without loading them.",
+            "Keys missing from the cache that a write (a train, a fan-out) wrote on the guess that they had no row, "
+            "without loading them.",
             metrics.write_guessed_absent);
     metrics_counter(out, "bitmapd_write_guesses_wrong_total",
-            "Trains with a key guessed absent whose statement did not commit (mostly: the key had a row): "
+            "Trains, and units of other writes, with a key guessed absent whose statement did not commit "
+            "(mostly: the key had a row): "
             "loaded and applied again, not counted as a conflict.",
             metrics.write_guesses_wrong);
     metrics_counter(out, "bitmapd_write_unchanged_fresh_units_total",

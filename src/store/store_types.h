@@ -25,6 +25,7 @@ struct store_row {
     int64_t expire_ms; /* deadline, ms since the Unix epoch; 0: none. A row past its deadline
                           is handed out as an empty row at its version (store_expire_rows) */
     bool cached;    /* from this instance's cache, not checked against the database */
+    bool guessed;   /* not loaded: guessed absent (STORE_GUESS_ABSENT); cached is true too */
     bool expired;   /* handed out empty because its deadline had passed (store_expire_rows):
                        a write over it replaces the old value whole */
     bool checked;   /* bits are known to be a valid encoding of the row (written by this

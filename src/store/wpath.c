@@ -175,6 +175,11 @@ static void wp_cas_done(enum store_status st, const char *err, const bool *confl
                     u->keys[k].found = true;
                 }
             wp_unit_end(wp, u, u->verdict);
+        } else if (u->guessed) {
+            /* most likely a key guessed absent had a row: loaded again, not a conflict */
+            metrics.write_guesses_wrong++;
+            wp->no_guess = true;
+            wp->pending[still++] = wp->pending[g];
         } else if (++u->attempts > wp->cfg->pg_max_retries) {
             metrics.write_conflicts++;
             metrics.write_retries_exhausted++;
@@ -228,9 +233,11 @@ static bool wp_decode_unit(struct wpath *wp, struct wp_unit *u, const struct sto
 {
     unit_release(u);
     u->unverified = false;
+    u->guessed = false;
     for (int k = 0; k < u->nkeys; k++) {
         const struct store_row *row = &rows[first + (size_t)k];
         u->unverified |= row->cached;
+        u->guessed |= row->guessed;
         if (!wp_key_load(&u->keys[k], row, NULL, u->error, sizeof(u->error))) {
             wp_unit_end(wp, u, WP_CORRUPT);
             return false;
@@ -324,7 +331,9 @@ static void wp_load(struct wpath *wp)
             keys[n++] = (struct store_key){(const uint8_t *)u->keys[k].key, u->keys[k].keylen};
     }
     wp->nrefs = n;
-    wp->job = store_load(wp->st, keys, n, 0, wp_load_done, wp);
+    /* keys missing from the cache may be guessed absent (new users of a fan-out): the
+     * compare-and-swap checks every row this write was computed on */
+    wp->job = store_load(wp->st, keys, n, wp->no_guess ? 0 : STORE_GUESS_ABSENT, wp_load_done, wp);
     free(keys);
     if (!wp->job) wp_finish(wp, WP_FAILED, "out of memory");
 }

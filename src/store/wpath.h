@@ -91,6 +91,7 @@ struct wp_unit {
     bool done;
     bool sent;             /* part of the statement in flight */
     bool unverified;       /* decided on cached rows: an "unchanged" or "rejected" still needs a version check */
+    bool guessed;          /* a key of it was guessed absent, not loaded (STORE_GUESS_ABSENT) */
     enum wp_status verdict; /* what a sent unit ends as once its statement commits: WP_OK or WP_REJECTED */
     enum wp_status status; /* of this unit once done: WP_OK, WP_REJECTED, WP_CORRUPT, WP_CONFLICTED */
     char error[160];       /* for WP_CORRUPT: the reason, naming the key */

@@ -26,6 +26,7 @@ struct wpath {
     uint8_t **encoded;    /* new bytes per statement position, owned */
     struct db_job *job;
     bool abandoned;
+    bool no_guess; /* a guess was wrong: every key is loaded from here on */
     size_t chunk_start;        /* units [chunk_start, next) hold their key locks */
     bool holds_locks;
     struct wpath *next_waiter; /* in the wait list of one busy key */

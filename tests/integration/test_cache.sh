@@ -242,6 +242,29 @@ check "... and it wrote over the row: version 6, no member" "6|0" \
   "$("${PSQL[@]}" -c "SELECT version || '|' || cardinality FROM bitmapd.bitmaps WHERE key = convert_to('${P}guess', 'UTF8')")"
 check "B reads the bit cleared" 0 "$(getbit "$B_R" "${P}guess" 3)"
 
+# The other writes guess too (a fan-out to users new to the service loads nothing):
+# a user whose box B created, which A never saw, is guessed absent by A's fan-out,
+# found, loaded and written again; the box keeps B's message.
+F=$((U + 500))
+users() { seq -s, "$1" "$2"; }
+BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 7, \"users\": [$(users $((F + 1)) $((F + 40)))]}"
+check "fan-out on A to 40 new users" "200 40" "$HTTP_STATUS $(jget .users)"
+BASE_URL=$B_URL http POST "/v1/users/$F/pushes" '{"messages": [3]}'
+check "B pushes message 3 to a user A never saw" 200 "$HTTP_STATUS"
+g0=$(a_metric bitmapd_write_guessed_absent_keys_total)
+w0=$(a_metric bitmapd_write_guesses_wrong_total)
+c0=$(a_metric bitmapd_write_conflicts_total)
+BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 9, \"users\": [$F,$(users $((F + 41)) $((F + 60)))]}"
+check "fan-out on A of message 9 to that user and 20 new ones" "200 21" "$HTTP_STATUS $(jget .users)"
+check "... guessed the 21 absent, wrongly for one, which is not a conflict" "yes|$((w0 + 1))|$c0" \
+  "$([[ $(a_metric bitmapd_write_guessed_absent_keys_total) -ge $((g0 + 21)) ]] && echo yes || echo no)|$(a_metric bitmapd_write_guesses_wrong_total)|$(a_metric bitmapd_write_conflicts_total)"
+BASE_URL=$A_URL http GET "/v1/users/$F/messages?limit=20&consistent=true"
+check "... and the user's box holds both messages" "[9,3]" "$(jget '[.messages[].id]')"
+check "the 60 new users hold one message each (7, then 9)" "60|60" \
+  "$("${PSQL[@]}" -c "SELECT count(*) || '|' || sum(cardinality) FROM bitmapd.bitmaps
+                       WHERE key IN (SELECT convert_to('message:push:' || u, 'UTF8') FROM generate_series($F, $((F + 60))) u)
+                         AND key <> convert_to('message:push:' || $F, 'UTF8')")"
+
 # ---- TRUNCATE empties every cache ----------------------------------------------------------------
 getbit "$B_R" "${P}k1" 5 >/dev/null
 "${PSQL[@]}" -c "CREATE TEMP TABLE keep AS SELECT * FROM bitmapd.bitmaps; TRUNCATE bitmapd.bitmaps;
