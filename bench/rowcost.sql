@@ -15,10 +15,11 @@ CREATE TABLE rowcost.src AS
          '\xb1'::bytea || '\x80f0'::bytea || decode(substr(md5(g::text) || md5((g + 1)::text) || md5((g + 2)::text), 1, 92), 'hex') AS bits, 183::bigint AS cardinality,
          (random() * 4294967295)::bigint AS checksum, now() AS updated_at
     FROM generate_series(1, 20000) g;
--- A: today's table (LIKE bitmapd.bitmaps INCLUDING ALL: both indexes, nbytes/flips NULL)
+-- A: today's table (LIKE bitmapd.bitmaps INCLUDING ALL: its indexes, nbytes/flips NULL;
+-- until migration 0014 that included the key_hash index, which B leaves out)
 CREATE TABLE rowcost.a (LIKE bitmapd.bitmaps INCLUDING ALL);
 INSERT INTO rowcost.a (key, version, bits, cardinality, checksum, updated_at) SELECT * FROM rowcost.src ORDER BY key;
--- B: A without the key_hash index
+-- B: A with the primary key alone (without the key_hash index, before 0014)
 CREATE TABLE rowcost.b (LIKE bitmapd.bitmaps INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
 ALTER TABLE rowcost.b ADD PRIMARY KEY (key);
 INSERT INTO rowcost.b (key, version, bits, cardinality, checksum, updated_at) SELECT * FROM rowcost.src ORDER BY key;
