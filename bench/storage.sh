@@ -574,8 +574,8 @@ verdict() { # OK? as a mark
   echo
   echo "- bitmapd: exactly the workload's rows of \`bitmapd.bitmaps\` (and the chunk rows of those longer than"
   echo "  8 KiB, \`bitmapd.chunks\`), copied into fresh tables of the same definitions and vacuumed; their heap,"
-  echo "  TOAST tables and indexes (the primary key and the expiry index, which holds only keys with a deadline;
-  the chunks' key and range)."
+  echo "  TOAST tables and indexes (the primary key and the expiry index, which holds only keys with a deadline;"
+  echo "  the chunks' key and range)."
   echo "- Redis $REDIS_VERSION: the sum of \`MEMORY USAGE\` of the workload's keys."
   echo "- row per event: a table of the schema below in the same database, vacuumed; its heap, TOAST"
   echo "  table and indexes."
