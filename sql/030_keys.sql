@@ -53,20 +53,30 @@ SELECT encode(key, 'escape')            AS key,
 COMMENT ON VIEW bitmapd.key_expiry IS
   'Keys with a deadline (EXPIRE, SET … EX), soonest first; expired = true until the background sweep removes the row';
 
+-- 16 bits of a hash of a fence's key, the low bits of a SCAN cursor (scan_page).
+CREATE OR REPLACE FUNCTION bitmapd._fence_tag(k bytea) RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT ('x' || substr(md5(k), 1, 4))::bit(16)::bigint
+$$;
+
 -- One page of the RESP SCAN command (migrations/0014): up to n live keys in key order
--- from the fence `cursor` (0: the first key), then a row with a NULL key and the next
--- cursor (0: the walk is over). The page ends at a fence: the last one already
--- recorded at or before the (n+1)-th key, so that later walks reuse the fences of
--- earlier ones, or a new one at that key. Pages cover the key space without gaps
--- whatever is written between them, and fences are never removed, so a key present
--- for the whole walk is returned. A cursor that names no fence raises 22023 (also
--- the fate of a cursor whose fence was lost in a crash of PostgreSQL: fences are
--- committed without waiting for the disk).
+-- from the fence the cursor names (0: the first key), then a row with a NULL key and
+-- the next cursor (0: the walk is over). The page ends at a fence: the last one
+-- already recorded at or before the (n+1)-th key, so that later walks reuse the
+-- fences of earlier ones, or a new one at that key. Pages cover the key space
+-- without gaps whatever is written between them, and fences are never removed, so a
+-- key present for the whole walk is returned.
+-- A cursor is id * 65536 + 16 bits of a hash of the fence's key (below 2^53 for ids
+-- below 2^37, so that node-redis's doubles keep it exact). Fences are committed
+-- without waiting for the disk; a crash of PostgreSQL can lose one, and the identity
+-- can then hand its id out again for another key: the hash bits make the old cursor
+-- invalid instead of sending it somewhere else. A cursor that names no fence raises
+-- 22023 (ERR invalid cursor).
 CREATE OR REPLACE FUNCTION bitmapd.scan_page(cursor bigint, n integer, now_ms bigint)
 RETURNS TABLE (scan_key bytea, scan_next bigint)
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
-    from_key  bytea := '\x'::bytea;
+    from_key  bytea := ''::bytea;
     ks        bytea[];
     fence_id  bigint;
     fence_key bytea;
@@ -75,7 +85,8 @@ BEGIN
         RAISE EXCEPTION 'bitmapd.scan_page: invalid cursor or count' USING ERRCODE = '22023';
     END IF;
     IF cursor <> 0 THEN
-        SELECT f.key INTO from_key FROM bitmapd.scan_fences f WHERE f.id = cursor;
+        SELECT f.key INTO from_key FROM bitmapd.scan_fences f
+         WHERE f.id = (cursor >> 16) AND bitmapd._fence_tag(f.key) = (cursor & 65535);
         IF NOT FOUND THEN
             RAISE EXCEPTION 'bitmapd.scan_page: cursor % names no fence', cursor USING ERRCODE = '22023';
         END IF;
@@ -95,9 +106,8 @@ BEGIN
      WHERE f.key > from_key AND f.key <= ks[n + 1]
      ORDER BY f.key DESC LIMIT 1;
     IF NOT FOUND THEN
-        -- A fence need not wait for the disk: one lost in a crash of PostgreSQL makes
-        -- the cursor naming it invalid, and a walk with a small COUNT must not wait
-        -- for a flush per page (a COUNT 10 walk of 30,000 keys took 100 s that way).
+        -- not waiting for the disk: a walk with a small COUNT would wait for a flush
+        -- per page (the cursor's hash bits cover a fence lost in a crash)
         PERFORM set_config('synchronous_commit', 'off', true);
         INSERT INTO bitmapd.scan_fences AS f (key) VALUES (ks[n + 1])
             ON CONFLICT (key) DO UPDATE SET key = excluded.key  -- another walk put it there meanwhile
@@ -105,7 +115,7 @@ BEGIN
     END IF;
     RETURN QUERY SELECT u.k, NULL::bigint FROM unnest(ks) WITH ORDINALITY AS u(k, o)
                   WHERE u.k < fence_key ORDER BY u.o;
-    RETURN QUERY SELECT NULL::bytea, fence_id;
+    RETURN QUERY SELECT NULL::bytea, (fence_id << 16) | bitmapd._fence_tag(fence_key);
 END
 $$;
 

@@ -187,6 +187,7 @@ static void wp_cas_done(enum store_status st, const char *err, const bool *confl
         } else {
             metrics.write_conflicts++;
             metrics.write_retries++;
+            wp->no_guess = true; /* its keys were dropped from the cache, and exist */
             wp->pending[still++] = wp->pending[g];
         }
     }

@@ -130,17 +130,31 @@ check_match "the walks ran" 'a third walk adds no fence' "$out"
 # cursors that name no fence
 RPORT=$A_RPORT
 maxid=$(sql "SELECT coalesce(max(id), 0) FROM bitmapd.scan_fences")
-rc "SCAN of a cursor that names no fence" "ERR invalid cursor" SCAN $((maxid + 1000))
+rc "SCAN of a cursor that names no fence" "ERR invalid cursor" SCAN $(((maxid + 1000) << 16))
 rc "SCAN of a negative cursor" "ERR invalid cursor" SCAN -5
 rc "SCAN of a word" "ERR invalid cursor" SCAN abc
 rc "SCAN COUNT 0" "ERR syntax error" SCAN 0 COUNT 0
 first=$(rcli SCAN 0 COUNT 2 | head -n 1)
-check_match "a first page's cursor names a fence" '^[1-9][0-9]*$' "$first"
-check "that fence is a row" 1 "$(sql "SELECT count(*) FROM bitmapd.scan_fences WHERE id = $first")"
+check_match "a first page's cursor is a number" '^[1-9][0-9]*$' "$first"
+check "... below 2^53 (node-redis reads it as a double)" yes "$( ((first < 2 ** 53)) && echo yes || echo no)"
+check "... that names a fence by id and by 16 bits of its key's hash" 1 \
+  "$(sql "SELECT count(*) FROM bitmapd.scan_fences WHERE id = $((first >> 16)) AND bitmapd._fence_tag(key) = $((first & 65535))")"
+check "... which it continues" ok "$(rcli SCAN "$first" COUNT 2 >/dev/null && echo ok)"
+# the same id with other hash bits: what a cursor looks like whose fence a crash of
+# PostgreSQL lost and whose id went to a fence at another key
+rc "a cursor whose hash bits do not match its fence's key is invalid" "ERR invalid cursor" \
+  SCAN $(((first >> 16) << 16 | ((first & 65535) ^ 1)))
 
-# a page reads an index range, not the table: its plan for the fence's key
-plan=$(sql "EXPLAIN SELECT key FROM bitmapd.bitmaps WHERE key >= '\\x00'::bytea ORDER BY key LIMIT 38")
-check_match "a page walks the primary key" 'Index (Only )?Scan using bitmaps_pkey' "$plan"
+# a page reads a range of the primary key, not the table: the statement of
+# scan_page, planned generic as the service's sessions plan it
+plan=$(sql "SET plan_cache_mode = force_generic_plan;
+            PREPARE pg(bytea, int, bigint) AS
+              SELECT b.key FROM bitmapd.bitmaps b
+               WHERE b.key >= \$1 AND (b.cardinality > 0 OR b.nbytes IS NOT NULL)
+                 AND (b.expire_ms IS NULL OR b.expire_ms > \$3)
+               ORDER BY b.key LIMIT \$2 + 1;
+            EXPLAIN EXECUTE pg('\\x00'::bytea, 1000, 0)")
+check_match "a page walks the primary key (generic plan)" 'Index Scan using bitmaps_pkey' "$plan"
 
 rcli DEL "${P}c:000000" >/dev/null
 finish
