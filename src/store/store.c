@@ -22,9 +22,11 @@ void absent_learn(struct store *st, bool found)
         st->absent_score += (ABSENT_ONE - st->absent_score) >> 4;
 }
 
-bool store_guess_absent(struct store *st, const struct store_key *key)
+bool store_guess_absent(struct store *st, const struct store_key *key, struct store_row *row)
 {
-    return st->absent_score >= ABSENT_GUESS && !store_chunks_known(st->chunks, key->key, key->len);
+    if (st->absent_score < ABSENT_GUESS || store_chunks_known(st->chunks, key->key, key->len)) return false;
+    *row = (struct store_row){.found = false, .nbytes = -1, .cached = true, .guessed = true};
+    return true;
 }
 
 enum store_status status_of(const struct db_result *r)
@@ -345,8 +347,7 @@ static bool peek(struct store *st, const struct store_key *keys, size_t n, struc
         struct cache_val v;
         if (cached_row(st, &keys[i], &v, &rows[i])) {
             held[i] = v.blob;
-        } else if (guess && store_guess_absent(st, &keys[i])) {
-            rows[i] = (struct store_row){.found = false, .nbytes = -1, .cached = true, .guessed = true};
+        } else if (guess && store_guess_absent(st, &keys[i], &rows[i])) {
             held[i] = NULL;
             (*nguess)++;
         } else {

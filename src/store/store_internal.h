@@ -143,8 +143,9 @@ extern const char SQL_APPEND[];
 
 /* store.c */
 /* Whether a key missing from the cache is guessed absent now (store_peek_or_guess,
- * STORE_GUESS_ABSENT): most recent misses had no row, and it is not known chunked. */
-bool store_guess_absent(struct store *st, const struct store_key *key);
+ * STORE_GUESS_ABSENT): most recent misses had no row, and it is not known chunked.
+ * If so, *row becomes the guess: no row, marked cached and guessed. */
+bool store_guess_absent(struct store *st, const struct store_key *key, struct store_row *row);
 /* Moves the score of misses guessed absent towards "a row" (found) or "no row". */
 void absent_learn(struct store *st, bool found);
 /* The store's status for a statement's outcome (a lost connection: unavailable). */

@@ -385,8 +385,7 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
         /* a pending image is newer than the row: never checked against it */
         bool hit = cached_row(st, &keys[i], &ctx->held[i], &ctx->rows[i]);
         if (hit && (!consistent || wlog_pending(st->wl, keys[i].key, keys[i].len))) continue;
-        if (!hit && guess && store_guess_absent(st, &keys[i])) {
-            ctx->rows[i] = (struct store_row){.found = false, .nbytes = -1, .cached = true, .guessed = true};
+        if (!hit && guess && store_guess_absent(st, &keys[i], &ctx->rows[i])) {
             nguess++;
             continue;
         }
