@@ -411,7 +411,7 @@ static const struct rcmd_def kv_cmds[] = {
     RD("pexpiretime", 2, cmd_pexpiretime, 1, 1, 1, "generic", "7.0.0",
        "Returns a key's deadline as a Unix time in milliseconds."),
     WM("persist", 2, cmd_persist, "generic", "2.2.0", "Removes a key's expiry."),
-    {"scan", -2, RC_ALLKEYS, 0, 0, 0, cmd_scan, "generic", "2.8.0", "Iterates keys (MATCH, COUNT, TYPE); stateless cursor."},
+    {"scan", -2, RC_ALLKEYS, 0, 0, 0, cmd_scan, "generic", "2.8.0", "Iterates keys (MATCH, COUNT, TYPE); any instance continues a cursor."},
     {"keys", 2, RC_ALLKEYS, 0, 0, 0, cmd_keys, "generic", "1.0.0", "Keys matching a pattern, up to [resp] keys_max."},
     {"dbsize", 1, RC_ALLKEYS, 0, 0, 0, cmd_dbsize, "server", "1.0.0", "Number of keys."},
     WM("r.setintarray", -3, cmd_rsetintarray, "roaring", "bitmapd", "Replaces the bitmap with these offsets."),
