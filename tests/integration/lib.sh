@@ -206,6 +206,22 @@ rcli() { # [redis-cli args...]
   redis-cli -h 127.0.0.1 -p "$RPORT" "$@"
 }
 
+# scan_walk PATTERN [COUNT [CALLS]] — one whole SCAN walk with MATCH PATTERN (COUNT 5000,
+# at most 1000 calls by default, so that a cursor that never ends cannot hang a test):
+# SCAN_SEEN gets the keys, one per line, SCAN_CURSOR the last cursor (0 when the walk
+# ended; an error reply stops the walk and is left there).
+scan_walk() {
+  local out round
+  SCAN_CURSOR=0 SCAN_SEEN=""
+  for ((round = 0; round < ${3:-1000}; round++)); do
+    out=$(rcli SCAN "$SCAN_CURSOR" MATCH "$1" COUNT "${2:-5000}")
+    SCAN_CURSOR=$(head -1 <<<"$out")
+    [[ $SCAN_CURSOR =~ ^[0-9]+$ ]] || break
+    SCAN_SEEN+=$(tail -n +2 <<<"$out")$'\n'
+    [[ $SCAN_CURSOR == 0 ]] && break
+  done
+}
+
 # rc NAME EXPECTED redis-cli-args... — a check of one command's raw reply (errors included)
 rc() {
   local name=$1 want=$2

@@ -256,17 +256,11 @@ rc "RENAMENX onto an existing key" 0 RENAMENX r2 r4
 echo "# SCAN and KEYS"
 rcli DEL scan:a scan:b >/dev/null
 for i in $(seq 1 25); do printf 'SETBIT scan:%d 1 1\n' "$i"; done | rcli >/dev/null
-cursor=0 seen=""
 # the database is shared with the other tests (100,000-user fan-outs): COUNT keeps
 # the rounds few; a cursor that never ends fails the check below
-for ((round = 0; round < 1000; round++)); do
-  out=$(rcli SCAN "$cursor" MATCH 'scan:*' COUNT 5000)
-  cursor=$(head -1 <<<"$out")
-  seen+=$(tail -n +2 <<<"$out")$'\n'
-  [[ $cursor == 0 ]] && break
-done
-check "SCAN MATCH finds all 25 keys" 25 "$(grep -c '^scan:' <<<"$seen" | tr -d ' ')"
-check "SCAN ends with cursor 0" 0 "$cursor"
+scan_walk 'scan:*'
+check "SCAN MATCH finds all 25 keys" 25 "$(grep -c '^scan:' <<<"$SCAN_SEEN" | tr -d ' ')"
+check "SCAN ends with cursor 0" 0 "$SCAN_CURSOR"
 check "KEYS scan:2*" "$(printf 'scan:2\nscan:20\nscan:21\nscan:22\nscan:23\nscan:24\nscan:25')" "$(rcli KEYS 'scan:2*' | sort)"
 rc "SCAN bad cursor" "ERR invalid cursor" SCAN abc
 check_match "DBSIZE is a number" '^[0-9]+$' "$(rcli DBSIZE)"

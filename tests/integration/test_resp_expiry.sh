@@ -336,14 +336,8 @@ rc "RENAME of the expired key" "ERR no such key" RENAME x:e x:e4
 check "the other instance finds it absent too" "0|-2" \
   "$(RPORT=$SECOND_RPORT rcli EXISTS x:e)|$(RPORT=$SECOND_RPORT rcli TTL x:e)"
 check "KEYS leaves expired keys out" "x:e2" "$(rcli KEYS 'x:e*' | sort | tr '\n' ' ' | sed 's/ $//')"
-cursor=0 seen=""
-for ((round = 0; round < 1000; round++)); do
-  out=$(rcli SCAN "$cursor" MATCH 'x:e*' COUNT 5000)
-  cursor=$(head -1 <<<"$out")
-  seen+=$(tail -n +2 <<<"$out")$'\n'
-  [[ $cursor == 0 ]] && break
-done
-check "SCAN leaves expired keys out" "x:e2" "$(grep . <<<"$seen" | sort | tr '\n' ' ' | sed 's/ $//')"
+scan_walk 'x:e*'
+check "SCAN leaves expired keys out" "x:e2" "$(grep . <<<"$SCAN_SEEN" | sort | tr '\n' ' ' | sed 's/ $//')"
 check "DBSIZE counts two keys fewer" "$((size_before - 2))" "$(rcli DBSIZE)"
 rc "SETBIT over the expired key" 0 SETBIT x:e 7 1
 check "starts from an empty value" "01" "$(rcli GET x:e | head -c 1 | od -An -tx1 | tr -d ' \n')"

@@ -107,21 +107,15 @@ SCAN_COUNT=${SCAN_COUNT:-5000}
 # notice_counts PLATFORM USER — "unread:read" over every notice:PLATFORM:* key,
 # found with a full SCAN cursor loop (never KEYS), each key asked with GETBIT.
 notice_counts() {
-  local platform=$1 user=$2 cursor=0 out guard=0 read=0 unread=0 b
-  local keys=() found
-  while :; do
-    out=$(rcli SCAN "$cursor" MATCH "notice:$platform:*" COUNT "$SCAN_COUNT")
-    cursor=$(head -n 1 <<<"$out")
-    mapfile -t found < <(tail -n +2 <<<"$out" | sed '/^$/d')
-    keys+=("${found[@]}")
-    [[ $cursor == 0 ]] && break
-    if ((++guard > 10000)) || ! [[ $cursor =~ ^[0-9]+$ ]]; then
-      echo "SCAN did not end (cursor '$cursor')"
-      return
-    fi
-  done
+  local platform=$1 user=$2 read=0 unread=0 b
+  local keys=()
+  scan_walk "notice:$platform:*" "$SCAN_COUNT" 10001
+  if [[ $SCAN_CURSOR != 0 ]]; then
+    echo "SCAN did not end (cursor '$SCAN_CURSOR')"
+    return
+  fi
   # SCAN may answer a key twice; each notice counts once.
-  mapfile -t keys < <(printf '%s\n' "${keys[@]}" | sed '/^$/d' | sort -u)
+  mapfile -t keys < <(sed '/^$/d' <<<"$SCAN_SEEN" | sort -u)
   ((${#keys[@]} > 0)) || {
     echo "0:0"
     return
