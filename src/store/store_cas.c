@@ -15,9 +15,14 @@ void cas_call_free(struct cas_call *c)
     free(c);
 }
 
+/* A deadlock, a serialization failure (bitmapd._cas_conflict) or a unique violation
+ * (an insert of a key created meanwhile: the statements of store_sql.c insert plainly,
+ * and bitmaps_pkey is the only unique index they can meet) fails the whole statement:
+ * every group retries as a conflict. */
 static bool is_retryable(const char *sqlstate)
 {
-    return sqlstate && (strcmp(sqlstate, "40P01") == 0 || strcmp(sqlstate, "40001") == 0);
+    return sqlstate && (strcmp(sqlstate, "40P01") == 0 || strcmp(sqlstate, "40001") == 0 ||
+                        strcmp(sqlstate, "23505") == 0);
 }
 
 static void cas_handle_cb(const struct db_result *r, void *arg)
