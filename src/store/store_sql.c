@@ -23,18 +23,17 @@
  * (set_flips: NULL but for a write that is the flips alone); a one-row head never has
  * flips, so SQL_CAS_ROWS, which writes only those, leaves the column alone. */
 #define SQL_CAS_HEADS(set_flips) \
-    " cur AS (SELECT b.key, b.version, b.chunked, b.xid, b.tid" \
+    " cur AS (SELECT b.key, b.version, b.chunked, b.xid" \
     "           FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k" \
-    "          CROSS JOIN LATERAL (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked, x.xmin::text::int8 AS xid," \
-    "                                     x.ctid AS tid" \
+    "          CROSS JOIN LATERAL (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked, x.xmin::text::int8 AS xid" \
     "                                FROM bitmapd.bitmaps x WHERE x.key = k.key LIMIT 1 FOR UPDATE) b)," \
     " bad AS (SELECT DISTINCT v.grp FROM v LEFT JOIN cur ON cur.key = v.key" \
     "          WHERE coalesce(cur.version, -1) <> v.ver)," \
     " upd AS (UPDATE bitmapd.bitmaps b" \
     "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes, expire_ms = v.exp," \
     "                version = b.version + v.inc, updated_at = now()" set_flips \
-    "           FROM v JOIN cur ON cur.key = v.key" \
-    "          WHERE b.ctid = cur.tid AND b.key = v.key AND b.version = v.ver AND v.ver >= 0 AND v.bits IS NOT NULL" \
+    "           FROM v" \
+    "          WHERE b.key = v.key AND b.version = v.ver AND v.ver >= 0 AND v.bits IS NOT NULL" \
     "            AND v.grp NOT IN (SELECT grp FROM bad)" \
     "      RETURNING b.key)," \
     " want AS (SELECT * FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL" \
