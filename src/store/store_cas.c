@@ -122,7 +122,8 @@ static void append_done(struct store *st, struct cas_batch *b, const struct db_r
                 struct cache_val v = {.found = true, .version = (w->absent ? 0 : w->version) + write_inc(w),
                                       .cardinality = (int64_t)w->cardinality, .checksum = w->checksum,
                                       .nbytes = w->nbytes, .expire_ms = w->expire_ms, .xid = xid, .blob = c->blobs[i]};
-                if (!wlog_put(st->wl, w->key, w->keylen, &v)) lost_image = true;
+                /* a key not pending was probed: w->absent is then the table's state */
+                if (!wlog_put(st->wl, w->key, w->keylen, &v, w->absent)) lost_image = true;
                 n++;
             }
         st->stats.append_keys += n;

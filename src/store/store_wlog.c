@@ -170,7 +170,7 @@ static bool grow(struct wlog *wl)
 
 /* Records an image; an older version than the one held is ignored (a log replayed).
  * False when out of memory (the image is not held). */
-static bool put(struct wlog *wl, const void *key, size_t len, const struct cache_val *v)
+static bool put(struct wlog *wl, const void *key, size_t len, const struct cache_val *v, bool row_absent)
 {
     uint64_t h = bytes_hash(key, len);
     struct pend **pp, *p;
@@ -184,6 +184,7 @@ static bool put(struct wlog *wl, const void *key, size_t len, const struct cache
         if (!(p = calloc(1, sizeof(*p) + len))) goto oom;
         p->hash = h;
         p->keylen = len;
+        p->row_absent = row_absent;
         memcpy(p->key, key, len);
         *pp = p;
         wl->n++;
@@ -253,7 +254,10 @@ uint64_t wlog_append_begin(struct wlog *wl)
     return wl->next_serial;
 }
 
-bool wlog_put(struct wlog *wl, const void *key, size_t len, const struct cache_val *v) { return put(wl, key, len, v); }
+bool wlog_put(struct wlog *wl, const void *key, size_t len, const struct cache_val *v, bool row_absent)
+{
+    return put(wl, key, len, v, row_absent);
+}
 
 bool wl_seq_add(struct wlog *wl, int64_t seq)
 {

@@ -59,9 +59,10 @@ bool wlog_room(const struct wlog *wl, size_t n);
 size_t wlog_max_value_bytes(const struct wlog *wl);
 
 /* An append is about to be sent / has finished. seq >= 0: committed as log row seq,
- * and the images are then recorded with wlog_put (xid of the append). */
+ * and the images are then recorded with wlog_put (xid of the append); row_absent: the
+ * append found the key with no row (a key already pending keeps what it had). */
 uint64_t wlog_append_begin(struct wlog *wl);
-bool wlog_put(struct wlog *wl, const void *key, size_t len, const struct cache_val *v) WUR;
+bool wlog_put(struct wlog *wl, const void *key, size_t len, const struct cache_val *v, bool row_absent) WUR;
 void wlog_append_end(struct wlog *wl, uint64_t serial, int64_t seq, bool lease_lost);
 
 /* A write statement met the guard (SQLSTATE BMW01: another instance holds the lease;

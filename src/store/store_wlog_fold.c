@@ -13,17 +13,26 @@
 /* ---- fold ----------------------------------------------------------------------- */
 
 /* Writes every pending image (an upsert that never goes back in version) and deletes
- * the log rows this holder knows, in one transaction. bitmapd.folding (for this
- * transaction only) tells the change trigger that the versions written were announced
- * by the appends already: the fold sends no notification of its own. */
+ * the log rows this holder knows, in one transaction. A key whose row the holder knows
+ * to be absent ($9 = 1: its first image was written after a probe found no row, and no
+ * fold has written it since) is inserted plainly: the speculative insertion of ON
+ * CONFLICT probes the index once more and writes one more WAL record per row, and
+ * most keys of a fold of new keys are such keys. Should one exist after all (a fold
+ * whose answer was lost had written it), the unique violation fails the fold, and the
+ * next one upserts every key (fold_done). bitmapd.folding (for this transaction only)
+ * tells the change trigger that the versions written were announced by the appends
+ * already: the fold sends no notification of its own. */
 static const char SQL_FOLD[] =
     "WITH f AS MATERIALIZED (SELECT set_config('bitmapd.folding', 'on', true) AS flag),"
     " v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[], $6::int8[],"
-    "                            $8::int8[])"
-    "                     AS t(key, ver, bits, card, crc, nbytes, exp)"
+    "                            $8::int8[], $9::int4[])"
+    "                     AS t(key, ver, bits, card, crc, nbytes, exp, fresh)"
     "        WHERE (SELECT flag FROM f) = 'on'),"
+    " ins AS (INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes, expire_ms)"
+    "         SELECT key, ver, bits, card, crc, nbytes, exp FROM v WHERE fresh = 1 ORDER BY key"
+    "         RETURNING 1),"
     " up AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes, expire_ms)"
-    "        SELECT key, ver, bits, card, crc, nbytes, exp FROM v ORDER BY key"
+    "        SELECT key, ver, bits, card, crc, nbytes, exp FROM v WHERE fresh = 0 ORDER BY key"
     "        ON CONFLICT (key) DO UPDATE"
     "              SET version = excluded.version, bits = excluded.bits, cardinality = excluded.cardinality,"
     "                  checksum = excluded.checksum, nbytes = excluded.nbytes, updated_at = now(),"
@@ -31,7 +40,8 @@ static const char SQL_FOLD[] =
     "            WHERE b.version < excluded.version AND octet_length(b.bits) > 0"
     "        RETURNING 1),"
     " gone AS (DELETE FROM bitmapd.wlog WHERE seq = ANY($7::int8[]) RETURNING 1)"
-    " SELECT txid_current() % 4294967296, (SELECT count(*) FROM up), (SELECT count(*) FROM gone)";
+    " SELECT txid_current() % 4294967296, (SELECT count(*) FROM up) + (SELECT count(*) FROM ins),"
+    "        (SELECT count(*) FROM gone)";
 
 static void fold_done(const struct db_result *r, void *arg)
 {
@@ -41,7 +51,9 @@ static void fold_done(const struct db_result *r, void *arg)
         uint32_t xid = (uint32_t)db_value_int8(r->res, 0, 0);
         for (size_t i = 0; i < wl->nfold; i++) {
             struct pend *p = wl->fold[i].p;
-            if (!p || p->v.version != wl->fold[i].version) continue; /* written again meanwhile */
+            if (!p) continue;
+            p->row_absent = false; /* written now */
+            if (p->v.version != wl->fold[i].version) continue; /* written again meanwhile */
             struct cache_val v = p->v;
             v.xid = xid;
             /* the same version, now written by the fold's transaction: the append's
@@ -67,6 +79,10 @@ static void fold_done(const struct db_result *r, void *arg)
     } else {
         log_warn("msg=\"write-behind fold failed; retrying\" reason=\"%s\"", r->message ? r->message : "?");
         wl->fold_failures++;
+        /* it may have written rows (an answer lost), or met one it did not expect: the
+         * next fold upserts these keys */
+        for (size_t i = 0; i < wl->nfold; i++)
+            if (wl->fold[i].p) wl->fold[i].p->row_absent = false;
         if (r->sqlstate && strncmp(r->sqlstate, "BMW", 3) == 0 && wl->state >= WL_HOLDING) {
             log_warn("msg=\"write-behind log: the lease was lost\"");
             wl->state = WL_OFF;
@@ -93,7 +109,7 @@ static void fold_done(const struct db_result *r, void *arg)
 
 void wl_fold_start(struct wlog *wl)
 {
-    struct pgarr keys, vers, bits, cards, crcs, lens, exps, seqs;
+    struct pgarr keys, vers, bits, cards, crcs, lens, exps, seqs, fresh;
     size_t n = wl->n, j = 0;
     bool any_null_len = false, any_null_exp = false;
 
@@ -119,6 +135,7 @@ void wl_fold_start(struct wlog *wl)
     pa_begin(&lens, OID_INT8, n, any_null_len);
     pa_begin(&exps, OID_INT8, n, any_null_exp);
     pa_begin(&seqs, OID_INT8, wl->nseqs, false);
+    pa_begin(&fresh, OID_INT4, n, false);
     for (size_t i = 0; i < wl->cap; i++)
         for (struct pend *p = wl->tab[i]; p; p = p->next) {
             wl->fold[j] = (struct folded){p, p->v.version};
@@ -130,6 +147,7 @@ void wl_fold_start(struct wlog *wl)
             pa_int8(&crcs, (int64_t)p->v.checksum);
             pa_int8_or_null(&lens, p->v.nbytes);
             pa_int8_or_null(&exps, p->v.expire_ms > 0 ? p->v.expire_ms : -1);
+            pa_int4(&fresh, p->row_absent);
         }
     for (size_t i = 0; i < wl->nseqs; i++) {
         pa_int8(&seqs, wl->seqs[i]);
@@ -142,10 +160,12 @@ void wl_fold_start(struct wlog *wl)
     for (size_t i = 0; i < wl->ninflight; i++)
         if (wl->inflight[i] - 1 < wl->fold_covers) wl->fold_covers = wl->inflight[i] - 1;
     wl->fold_mark = cache_mark(wl->cache);
-    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || lens.oom || exps.oom || seqs.oom)) {
-        struct db_param p[8] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
-                                pa_param(&crcs), pa_param(&lens), pa_param(&seqs), pa_param(&exps)};
-        wl->fold_job = db_query(wl->db, SQL_FOLD, 8, p, fold_done, wl);
+    if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || lens.oom || exps.oom || seqs.oom ||
+          fresh.oom)) {
+        struct db_param p[9] = {pa_param(&keys), pa_param(&vers), pa_param(&bits),
+                                pa_param(&cards), pa_param(&crcs), pa_param(&lens),
+                                pa_param(&seqs), pa_param(&exps), pa_param(&fresh)};
+        wl->fold_job = db_query(wl->db, SQL_FOLD, 9, p, fold_done, wl);
     }
     free(keys.buf);
     free(vers.buf);
@@ -155,6 +175,7 @@ void wl_fold_start(struct wlog *wl)
     free(lens.buf);
     free(exps.buf);
     free(seqs.buf);
+    free(fresh.buf);
     if (!wl->fold_job) {
         for (size_t i = 0; i < wl->nfold; i++) wl->fold[i].p->fold_pos = 0;
         free(wl->fold);

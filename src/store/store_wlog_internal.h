@@ -20,6 +20,8 @@ struct pend {
     struct pend *next;
     uint64_t hash;
     size_t fold_pos;    /* 1 + its place in the fold in flight; 0: not in it */
+    bool row_absent;    /* bitmapd.bitmaps has no row of the key: its first image was written
+                           from a probed absence, and no fold has written it since */
     struct cache_val v; /* the image; v.blob referenced */
     size_t keylen;
     uint8_t key[];

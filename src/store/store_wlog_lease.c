@@ -50,7 +50,7 @@ static void recovered_image(const struct wlog_image *im, void *arg)
         return;
     }
     cache_drop(wl->cache, im->key, im->keylen);
-    if (!wlog_put(wl, im->key, im->keylen, &v)) wl->recover_failed = true;
+    if (!wlog_put(wl, im->key, im->keylen, &v, false)) wl->recover_failed = true; /* rows unknown */
     cache_blob_unref(v.blob);
 }
 
