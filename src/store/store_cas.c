@@ -15,14 +15,14 @@ void cas_call_free(struct cas_call *c)
     free(c);
 }
 
-/* A deadlock, a serialization failure (bitmapd._cas_conflict) or a unique violation
- * (an insert of a key created meanwhile: the statements of store_sql.c insert plainly,
- * and bitmaps_pkey is the only unique index they can meet) fails the whole statement:
- * every group retries as a conflict. */
-static bool is_retryable(const char *sqlstate)
+/* A deadlock or a serialization failure (bitmapd._cas_conflict) fails the whole
+ * statement: every group retries as a conflict. So does a unique violation of a
+ * compare-and-swap: an insert of a key created meanwhile (they insert plainly). An
+ * append inserts only its log row, so a unique violation there is a real error. */
+static bool is_retryable(const char *sqlstate, bool append)
 {
     return sqlstate && (strcmp(sqlstate, "40P01") == 0 || strcmp(sqlstate, "40001") == 0 ||
-                        strcmp(sqlstate, "23505") == 0);
+                        (!append && strcmp(sqlstate, "23505") == 0));
 }
 
 static void cas_handle_cb(const struct db_result *r, void *arg)
@@ -154,14 +154,17 @@ static void cas_batch_done(const struct db_result *r, void *arg)
     if (!conflict) {
         s = STORE_ERROR;
         err = "out of memory";
-    } else if (s == STORE_ERROR && is_retryable(r->sqlstate)) {
+    } else if (s == STORE_ERROR && is_retryable(r->sqlstate, b->append)) {
         s = STORE_OK;
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
-        if (b->rows_only && !b->append) /* perhaps a chunked head: its keys take SQL_CAS from now on */
+        /* perhaps a chunked head (an abort, not a key created meanwhile): its keys take
+         * SQL_CAS from now on */
+        if (b->rows_only && !b->append && strcmp(r->sqlstate, "23505") != 0)
             for (struct cas_call *c = b->calls; c; c = c->next)
                 for (size_t i = 0; i < c->n; i++) store_chunks_seen(st->chunks, c->w[i].key, c->w[i].keylen, true);
     } else {
         parse = s == STORE_OK;
+        if (s == STORE_UNAVAILABLE && !b->append) wlog_doubt_inserts(st->wl); /* it may commit yet */
     }
     if (parse) {
         for (int i = 0; i < PQntuples(r->res); i++) {
@@ -237,10 +240,11 @@ static void cas_batch_unsent(const struct db_result *r, void *arg)
 enum call_kind { CALL_DIRECT, CALL_LOG, CALL_PARK };
 static enum call_kind call_kind(struct store *st, const struct cas_call *c, size_t nkeys)
 {
-    bool pending = false, small = !c->chunks;
+    bool pending = false, small = !c->chunks, doubting = wlog_doubting(st->wl);
     for (size_t i = 0; i < c->n; i++) {
         pending |= wlog_pending(st->wl, c->w[i].key, c->w[i].keylen);
         if (c->w[i].bits && c->w[i].len > wlog_max_value_bytes(st->wl)) small = false;
+        if (doubting && c->w[i].absent) small = false; /* wlog_doubt_inserts */
     }
     if (small && wlog_holding(st->wl) && wlog_room(st->wl, nkeys + c->n)) return CALL_LOG;
     return pending ? CALL_PARK : CALL_DIRECT;

@@ -12,6 +12,7 @@
 #include "store/codec.h"
 #include "core/config.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "store/pgbin.h"
 #include "store/store_wlog_internal.h"
 
@@ -232,6 +233,14 @@ void wlog_append_unknown(struct wlog *wl)
 }
 
 bool wlog_room(const struct wlog *wl, size_t n) { return wl->n + n <= (size_t)wl->cfg->wlog_max_keys; }
+
+void wlog_doubt_inserts(struct wlog *wl)
+{
+    double until = metrics_now() + (wl->cfg->pg_query_timeout_ms + 2000) / 1000.0;
+    if (until > wl->doubt_until) wl->doubt_until = until;
+}
+
+bool wlog_doubting(const struct wlog *wl) { return wl->doubt_until > 0 && metrics_now() < wl->doubt_until; }
 
 size_t wlog_max_value_bytes(const struct wlog *wl) { return (size_t)wl->cfg->wlog_max_value_bytes; }
 

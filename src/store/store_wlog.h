@@ -56,6 +56,15 @@ bool wlog_lookup(struct wlog *wl, const void *key, size_t len, struct cache_val 
 bool wlog_pending(struct wlog *wl, const void *key, size_t len);
 /* Room for n more pending keys. */
 bool wlog_room(const struct wlog *wl, size_t n);
+/* A write in place whose answer was lost (its connection went away after it was
+ * sent) may still commit: its statement runs on in its server session for up to
+ * [postgres] query_timeout_ms. An append's probe does not wait for another session's
+ * insert still running, so an append of a key it inserts would take the key as absent
+ * and be overtaken by that insert, same version, different bits. For that long (and
+ * 2 s more) wlog_doubting() is true, and writes that insert a key go in place, where
+ * the insert waits for the other one and then meets it as a conflict. */
+void wlog_doubt_inserts(struct wlog *wl);
+bool wlog_doubting(const struct wlog *wl);
 size_t wlog_max_value_bytes(const struct wlog *wl);
 
 /* An append is about to be sent / has finished. seq >= 0: committed as log row seq,

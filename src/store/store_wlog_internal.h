@@ -71,6 +71,7 @@ struct wlog {
     struct barrier *barriers;
     double cooldown_until, last_ask; /* metrics_now() seconds, as every time below */
     double damaged_until;      /* a damaged row was met: no recovery before this */
+    double doubt_until;        /* inserts go in place before this (wlog_doubt_inserts) */
     bool stopping;             /* shutting down: let go, never take the lease again */
     bool lost;                 /* the listener went down while this instance held the lease: its
                                   server session (and lock) may live on for a while, so nothing

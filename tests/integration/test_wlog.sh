@@ -6,8 +6,9 @@
 # kill -9 before folding loses nothing (another instance, its log off, recovers the
 # log on its first read); a second instance reads and writes keys pending in the
 # first one's log; a damaged log row blocks writes with an error naming it; a fold
-# that meets a row of a key it took as new retries as an upsert.
-# Needs BITMAPD_DSN, curl, jq, psql, redis-cli.
+# that meets a row of a key it took as new retries as an upsert; a write in place
+# whose answer was lost is not overtaken by an append of the same key.
+# Needs BITMAPD_DSN, curl, jq, psql, redis-cli; ss (iproute2) for the cut connection.
 set -u
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"
@@ -41,17 +42,17 @@ check "psql sees the folded key (length|cardinality: bits 7, 57, 107, 157)" "20|
 
 echo "# a fold meets a row of a key it took as new (as after a fold whose answer was lost)"
 # A key whose first image was written after a probe found no row is folded with a
-# plain INSERT. Here its row appears behind the log's back (triggers off, so the
-# guard does not refuse it), holding what the fold would write: the fold fails with
-# a unique violation, and the next one upserts the key instead.
-redis-cli -p "$A_R" setbit "${P}donor" 5 1 >/dev/null
+# plain INSERT. Here a row of it appears behind the log's back (psql with the
+# holder's token, which the guard lets through): the fold fails with a unique
+# violation, and the next one upserts the key instead, over the older row.
+holder_sql="SELECT set_config('bitmapd.instance', (SELECT holder FROM bitmapd.wlog_lease), false)"
+redis-cli -p "$A_R" setbit "${P}donor" 9 1 >/dev/null
 check "a donor key is folded (KEYS folds first)" 1 "$(redis-cli -p "$A_R" keys "${P}donor" | wc -l)"
 check "a new key's SETBIT goes to the log" 0 "$(redis-cli -p "$A_R" setbit "${P}ghost" 5 1)"
-"${PSQL[@]}" -c "ALTER TABLE bitmapd.bitmaps DISABLE TRIGGER USER" \
+"${PSQL[@]}" -c "$holder_sql" \
   -c "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes, expire_ms)
-      SELECT '${P}ghost'::bytea, version, bits, cardinality, checksum, nbytes, expire_ms
-        FROM bitmapd.bitmaps WHERE key = '${P}donor'::bytea" \
-  -c "ALTER TABLE bitmapd.bitmaps ENABLE TRIGGER USER" >/dev/null
+      SELECT '${P}ghost'::bytea, 0, bits, cardinality, checksum, nbytes, expire_ms
+        FROM bitmapd.bitmaps WHERE key = '${P}donor'::bytea" >/dev/null
 failed0=$(grep -c 'write-behind fold failed' "$BITMAPD_TEST_TMP/bitmapd.$A.log")
 check "KEYS folds the key all the same" 1 "$(redis-cli -p "$A_R" keys "${P}ghost" | wc -l)"
 check "... after one fold failed on the row" 1 \
@@ -59,7 +60,7 @@ check "... after one fold failed on the row" 1 \
 check "... and the log is empty" 0 "$(logrows)"
 check "the key reads its bit through the service" "1 1" \
   "$(redis-cli -p "$A_R" getbit "${P}ghost" 5) $(redis-cli -p "$A_R" bitcount "${P}ghost")"
-check "... and in SQL (version|members)" "1|{5}" \
+check "... and in SQL the image replaced the row (version|members)" "1|{5}" \
   "$("${PSQL[@]}" -c "SELECT b.version || '|' || (SELECT array_agg(m) FROM bitmapd.members(b.bits) m)::text
                       FROM bitmapd.bitmaps b WHERE key = '${P}ghost'::bytea")"
 check "a next SETBIT of it goes through" 0 "$(redis-cli -p "$A_R" setbit "${P}ghost" 6 1)"
@@ -147,5 +148,83 @@ wait_for "the log names the damaged row" "grep -q 'write-behind log row is damag
 "${PSQL[@]}" -c "DELETE FROM bitmapd.wlog" >/dev/null
 check "with the row removed, writes go through" 0 "$(redis-cli -p "$RPORT" setbit "${P}after" 2 1)"
 stop_service
+
+echo "# a write in place whose answer was lost, then a SETBIT of the same new key"
+# D's SETRANGE of a new key (5,000 bytes: too long for the log, so written in place)
+# waits behind psql's uncommitted row of that key; its connection is cut from D's
+# side (ss -K), so D answers "may or may not", while its statement runs on in its
+# server session. D's next SETBIT of the key must not take it as absent through the
+# log (an append's probe does not wait for an insert still running): for
+# query_timeout_ms + 2 s (6 s here) D writes new keys in place, where the SETBIT
+# waits too and then meets whichever insert won.
+# can_cut: whether ss -K can destroy one TCP socket here (the kernel's sock_diag
+# destroy); prints "yes" if a socket it cut then fails to send
+can_cut() {
+  /usr/bin/python3 - <<'PY' 2>/dev/null
+import socket, subprocess
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+c = socket.create_connection(("127.0.0.1", s.getsockname()[1])); a, _ = s.accept()
+subprocess.run(["ss", "-K", "sport", "=", ":%d" % c.getsockname()[1]], capture_output=True)
+try:
+    c.send(b"x")
+except OSError:
+    print("yes")
+PY
+}
+orphan_psql_waits() {
+  [[ $("${PSQL[@]}" -c "SELECT count(*) FROM pg_stat_activity
+                         WHERE query = 'SELECT pg_sleep(2)' AND pid <> pg_backend_pid()") == 1 ]]
+}
+orphan_insert_port() { # the client port of D's connection whose insert waits for psql's row
+  # (as the service's role: another role's sessions show no query and no port; the
+  # text is cut at 1 kB, so its head)
+  psql "$BITMAPD_DSN" -XAtq -c "SELECT client_port FROM pg_stat_activity
+                    WHERE wait_event_type = 'Lock' AND query LIKE 'WITH v AS (SELECT * FROM unnest(%'
+                      AND pid <> pg_backend_pid() LIMIT 1"
+}
+if [[ $(can_cut) == yes ]]; then
+  start_service --set wlog.enabled=1 --set wlog.fold_ms=60000 --set wlog.cooldown_s=1 \
+    --set postgres.query_timeout_ms=4000 || finish
+  D_R=$RPORT
+  wait_for "D takes the lease" "redis-cli -p $D_R setbit ${P}warmd 1 1 >/dev/null; [[ \$(metric bitmapd_wlog_holder) == 1 ]]"
+  "${PSQL[@]}" -c "$holder_sql" -c "BEGIN" \
+    -c "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes)
+        VALUES ('${P}orphan'::bytea, 1, '\\x00', 0, 0, 1)" \
+    -c "SELECT pg_sleep(2)" -c "ROLLBACK" >/dev/null 2>"$BITMAPD_TEST_TMP/orphan.psql" &
+  psql_pid=$!
+  wait_for "psql holds an uncommitted row of the key" orphan_psql_waits
+  redis-cli -p "$D_R" setrange "${P}orphan" 0 "$(head -c 5000 /dev/zero | tr '\0' x)" \
+    >"$BITMAPD_TEST_TMP/orphan.setrange" 2>&1 &
+  setrange_pid=$!
+  wait_for "D's SETRANGE waits behind psql's row" '[[ -n $(orphan_insert_port) ]]'
+  cport=$(orphan_insert_port)
+  [[ $cport =~ ^[0-9]+$ ]] && ss -K "sport = :$cport" >/dev/null 2>&1
+  wait "$setrange_pid"
+  check_match "the cut SETRANGE is answered: may or may not have been applied" "may or may not" \
+    "$(cat "$BITMAPD_TEST_TMP/orphan.setrange")"
+  appended=$(metric bitmapd_wlog_append_keys_total)
+  # bit 7 of 'x' (0x78) is 0, so the SETBIT answers 0 whichever insert wins: its own
+  # (it waited behind psql's row too; the cut one then fails) or the cut one (then it
+  # conflicts, reloads and sets the bit in the SETRANGE's bytes). Through the log it
+  # would answer at once, and the cut insert, committing later at the same version,
+  # would leave the row without bit 7 and the service's copy unlike the row.
+  check "SETBIT of the key answers 0" 0 "$(redis-cli -p "$D_R" setbit "${P}orphan" 7 1)"
+  wait "$psql_pid"
+  check "... written in place, not through the log" "$appended" "$(metric bitmapd_wlog_append_keys_total)"
+  len=$(redis-cli -p "$D_R" strlen "${P}orphan")
+  check "... the service has bit 7 set, in whichever value won (length 1 or 5,000)" "1 yes" \
+    "$(redis-cli -p "$D_R" getbit "${P}orphan" 7) $([[ $len == 1 || $len == 5000 ]] && echo yes || echo "no: $len")"
+  check "... and so has the row in SQL, of the same length" "$len|true" \
+    "$("${PSQL[@]}" -c "SELECT (SELECT length FROM bitmapd.keys WHERE key = '${P}orphan') || '|' ||
+                               (7 IN (SELECT bitmapd.members(b.bits)))
+                          FROM bitmapd.bitmaps b WHERE b.key = '${P}orphan'::bytea")"
+  sleep 6
+  redis-cli -p "$D_R" setbit "${P}fresh" 1 1 >/dev/null
+  check "6 s after the cut, new keys go through the log again" yes \
+    "$([[ $(metric bitmapd_wlog_append_keys_total) -gt $appended ]] && echo yes || echo no)"
+  stop_service
+else
+  echo "# skipped: ss -K cannot destroy a socket here (kernel without sock_diag destroy)"
+fi
 
 finish
