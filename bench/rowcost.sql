@@ -45,3 +45,39 @@ SELECT t AS "table", d AS "what it drops", round(rowcost.size(('rowcost.' || t):
                ('e', '… and every column but key and value (a 16-byte header in the value)'),
                ('f', '… and the key''s text: a bigint id per domain table')) v(t, d)
  ORDER BY t;
+-- Buckets (docs/design.md, "A plan for bucket rows"): 20,000 values of 49 bytes like
+-- those above but unrelated to each other (src's neighbours share two thirds of their
+-- bytes, which a compressed bucket would exploit), N to a row of today's table, each
+-- with a 12-byte directory entry (slot, version, offset,
+-- length; mostly zero bytes here), under a bucket key like 'checkin:~{user >> 6}'. A
+-- row over about 2 KB is compressed first (pglz: the directory and the values' shared
+-- first bytes squeeze; the bits hardly do) and stays in the heap when that brings it
+-- under; with toast_tuple_target = 8160 it is neither compressed nor moved. Bytes
+-- per value, not per row.
+CREATE FUNCTION rowcost.bucket(t text, per int, target int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('CREATE TABLE rowcost.%I (LIKE bitmapd.bitmaps INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', t);
+  EXECUTE format('ALTER TABLE rowcost.%I ADD PRIMARY KEY (key)', t);
+  IF target IS NOT NULL THEN
+    EXECUTE format('ALTER TABLE rowcost.%I SET (toast_tuple_target = %s)', t, target);
+  END IF;
+  EXECUTE format($q$INSERT INTO rowcost.%I (key, version, bits, cardinality, checksum)
+    SELECT convert_to('checkin:~' || b, 'UTF8'), 1,
+           string_agg(decode(lpad(to_hex(n), 24, '0'), 'hex'), ''::bytea ORDER BY n)
+             || string_agg(bits, ''::bytea ORDER BY n), count(*), 0
+      FROM (SELECT g - 1 AS n, '\xb180f0'::bytea || decode(md5(g::text) || md5((g + 1000000)::text)
+                                                         || substr(md5((g + 2000000)::text), 1, 28), 'hex') AS bits
+              FROM generate_series(1, 20000) g) s,
+           LATERAL (SELECT s.n / %s AS b) x
+     GROUP BY b ORDER BY 1$q$, t, per);
+END $$;
+DO $$ BEGIN
+  PERFORM rowcost.bucket('k16', 16, NULL), rowcost.bucket('k32', 32, NULL), rowcost.bucket('k64', 64, NULL),
+          rowcost.bucket('k64h', 64, 8160);
+END $$;
+VACUUM ANALYZE rowcost.k16, rowcost.k32, rowcost.k64, rowcost.k64h;
+SELECT t AS "bucket table", d AS "values to a row", round(rowcost.size(('rowcost.' || t)::regclass) / 20000.0, 1) AS "bytes per value",
+       round(pg_relation_size(('rowcost.' || t)::regclass, 'main') / 20000.0, 1) AS "of which heap"
+  FROM (VALUES ('k16', '16 (about 1 KB)'), ('k32', '32 (about 2 KB: TOASTed)'), ('k64', '64 (about 4 KB: TOASTed)'),
+               ('k64h', '64, toast_tuple_target = 8160 (kept in the heap)')) v(t, d)
+ ORDER BY t;
