@@ -17,8 +17,8 @@
  * unique violation (23505), which is retried as a conflict of every group, so a group
  * still commits all or nothing. A plain INSERT, not `ON CONFLICT DO NOTHING`: the
  * speculative insertion probes the index once more and writes one more WAL record
- * per row, a fifth of PostgreSQL's time for a row of a fan-out to new users. Data-modifying CTEs always run
- * to completion. SQL_CAS then writes the chunk rows (`done`, `c`, `cput`, `cdel`:
+ * per row, a fifth of PostgreSQL's time for a row of a fan-out to new users.
+ * Data-modifying CTEs always run to completion. SQL_CAS then writes the chunk rows (`done`, `c`, `cput`, `cdel`:
  * docs/design.md, "Chunked rows"), and gives every head it writes its flips
  * (set_flips: NULL but for a write that is the flips alone); a one-row head never has
  * flips, so SQL_CAS_ROWS, which writes only those, leaves the column alone. */

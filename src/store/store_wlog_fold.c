@@ -51,9 +51,7 @@ static void fold_done(const struct db_result *r, void *arg)
         uint32_t xid = (uint32_t)db_value_int8(r->res, 0, 0);
         for (size_t i = 0; i < wl->nfold; i++) {
             struct pend *p = wl->fold[i].p;
-            if (!p) continue;
-            p->row_absent = false; /* written now */
-            if (p->v.version != wl->fold[i].version) continue; /* written again meanwhile */
+            if (!p || p->v.version != wl->fold[i].version) continue; /* written again meanwhile */
             struct cache_val v = p->v;
             v.xid = xid;
             /* the same version, now written by the fold's transaction: the append's
@@ -79,18 +77,20 @@ static void fold_done(const struct db_result *r, void *arg)
     } else {
         log_warn("msg=\"write-behind fold failed; retrying\" reason=\"%s\"", r->message ? r->message : "?");
         wl->fold_failures++;
-        /* it may have written rows (an answer lost), or met one it did not expect: the
-         * next fold upserts these keys */
-        for (size_t i = 0; i < wl->nfold; i++)
-            if (wl->fold[i].p) wl->fold[i].p->row_absent = false;
         if (r->sqlstate && strncmp(r->sqlstate, "BMW", 3) == 0 && wl->state >= WL_HOLDING) {
             log_warn("msg=\"write-behind log: the lease was lost\"");
             wl->state = WL_OFF;
             wl_drop_all(wl);
         }
     }
+    /* The keys still pending (written again meanwhile, or the fold failed) may have a
+     * row now: written by this fold, or by a failed one whose answer was lost; a fold
+     * that failed on a row it did not expect upserts them the next time. */
     for (size_t i = 0; i < wl->nfold; i++)
-        if (wl->fold[i].p) wl->fold[i].p->fold_pos = 0;
+        if (wl->fold[i].p) {
+            wl->fold[i].p->fold_pos = 0;
+            wl->fold[i].p->row_absent = false;
+        }
     free(wl->fold);
     free(wl->fold_seqs);
     wl->fold = NULL;
