@@ -2,7 +2,7 @@
 #   make fuzz-build   builds every target into $(FUZZ_BUILD) with clang
 #   make fuzz-short   regression inputs, then FUZZ_SHORT_SECONDS of fuzzing per target
 #   make fuzz-long    the same with FUZZ_SECONDS (default 600) per target
-#   make fuzz-seeds   rewrites the generated seeds of tests/fuzz/corpus/codec*/
+#   make fuzz-seeds   rewrites the generated seeds of tests/fuzz/corpus/{codec,codec_ops,bucket}/
 #   make fuzz-coverage line and branch coverage of the sources by the corpora so far
 # Every variable is FUZZ_-prefixed so that none collides with the main Makefile;
 # the sources are compiled again here with clang and the sanitizers (no gcc objects).
@@ -10,7 +10,7 @@
 
 FUZZ_CC            ?= clang
 FUZZ_BUILD         ?= build-fuzz
-FUZZ_TARGETS       ?= codec codec_ops http rproto
+FUZZ_TARGETS       ?= codec codec_ops bucket http rproto
 FUZZ_SECONDS       ?= 600
 FUZZ_SHORT_SECONDS ?= 25
 FUZZ_TIMEOUT       ?= 10
@@ -42,12 +42,13 @@ fuzz-seeds: $(FUZZ_BUILD)/gen_seeds
 	mkdir -p tests/fuzz/corpus
 	$< tests/fuzz/corpus
 
-$(FUZZ_BUILD)/gen_seeds: tests/fuzz/gen_seeds.c $(FUZZ_CODEC_SRCS) src/store/codec_internal.h | $(FUZZ_BUILD)/src
+$(FUZZ_BUILD)/gen_seeds: tests/fuzz/gen_seeds.c $(FUZZ_CODEC_SRCS) src/store/bucket.c src/store/codec_internal.h | $(FUZZ_BUILD)/src
 	$(FUZZ_CC) $(FUZZ_CPPFLAGS) $(FUZZ_CFLAGS) -o $@ $(filter %.c,$^) -lroaring
 
 # The project sources each target needs, instrumented for coverage.
 $(FUZZ_BUILD)/fuzz_codec: $(FUZZ_CODEC_SRCS:src/%.c=$(FUZZ_BUILD)/src/%.o)
 $(FUZZ_BUILD)/fuzz_codec_ops: $(FUZZ_CODEC_SRCS:src/%.c=$(FUZZ_BUILD)/src/%.o)
+$(FUZZ_BUILD)/fuzz_bucket: $(FUZZ_CODEC_SRCS:src/%.c=$(FUZZ_BUILD)/src/%.o) $(FUZZ_BUILD)/src/store/bucket.o
 $(FUZZ_BUILD)/fuzz_rproto: $(FUZZ_BUILD)/src/redis/rproto.o
 # fuzz_http.c includes src/http/http.c itself (to reach its static request entry) and is
 # linked with every other module but main.c (http_reply.c and http_parse.c among
@@ -87,12 +88,13 @@ $(FUZZ_BUILD)/src $(FUZZ_BUILD)/cov/src:
 # run once over build-fuzz/corpus/<target>, the regression inputs and the seeds.
 FUZZ_COV       := $(FUZZ_BUILD)/cov
 FUZZ_COVFLAGS  ?= -fprofile-instr-generate -fcoverage-mapping
-FUZZ_COV_SRCS  ?= $(FUZZ_CODEC_SRCS) src/redis/rproto.c src/http/router.c src/http/reqparse.c \
+FUZZ_COV_SRCS  ?= $(FUZZ_CODEC_SRCS) src/store/bucket.c src/redis/rproto.c src/http/router.c src/http/reqparse.c \
                   src/http/http.c src/http/http_parse.c src/http/http_reply.c
 FUZZ_PROFDATA  ?= llvm-profdata-14
 FUZZ_LLVM_COV  ?= llvm-cov-14
 $(FUZZ_COV)/fuzz_codec: $(FUZZ_CODEC_SRCS:src/%.c=$(FUZZ_COV)/src/%.o)
 $(FUZZ_COV)/fuzz_codec_ops: $(FUZZ_CODEC_SRCS:src/%.c=$(FUZZ_COV)/src/%.o)
+$(FUZZ_COV)/fuzz_bucket: $(FUZZ_CODEC_SRCS:src/%.c=$(FUZZ_COV)/src/%.o) $(FUZZ_COV)/src/store/bucket.o
 $(FUZZ_COV)/fuzz_rproto: $(FUZZ_COV)/src/redis/rproto.o
 $(FUZZ_COV)/fuzz_http: $(FUZZ_HTTP_OBJS:$(FUZZ_BUILD)/src/%=$(FUZZ_COV)/src/%) \
                        $(FUZZ_BUILD)/fuzz_http_stubs.inc $(FUZZ_BUILD)/fuzz_http.wrap

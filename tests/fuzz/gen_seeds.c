@@ -1,9 +1,11 @@
 /* gen_seeds.c — writes the committed seed inputs of the codec targets:
- *   gen_seeds DIR   creates DIR/codec/ and DIR/codec_ops/ (make fuzz-seeds)
+ *   gen_seeds DIR   creates DIR/codec/, DIR/codec_ops/ and DIR/bucket/ (make fuzz-seeds)
  * codec: encodings of the layouts the format has (array, bitset and run containers,
  * with and without offsets, both cookies, dense with 1- to 5-byte varints, the
  * empty bitmap both ways) and a few damaged copies that reach the validator's
- * rejections. codec_ops: short programs in the format of fuzz_codec_ops.c.
+ * rejections. codec_ops: short programs in the format of fuzz_codec_ops.c. bucket:
+ * bucket values of both families (empty, members with every flag, a stub, a damaged
+ * member) and member and bucket names, each behind fuzz_bucket.c's first byte.
  * Deterministic, so running it again gives the same files. */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "store/bucket.h"
 #include "store/codec.h"
 
 static const char *root;
@@ -172,6 +175,51 @@ static void codec_ops_seeds(void)
     ops_seed("stride", stride, sizeof(stride));
 }
 
+/* A bucket value behind fuzz_bucket.c's first byte (even: a value). */
+static void bucket_value_seed(const char *name, const struct bucket_dir *d, long damage_at)
+{
+    uint8_t buf[4096];
+    size_t n = bucket_write(d, buf + 1, sizeof(buf) - 1);
+    if (!n) exit(1);
+    buf[0] = 0;
+    if (damage_at >= 0) buf[1 + n - 1 - (size_t)damage_at] ^= 0x04;
+    put("bucket", name, buf, n + 1);
+}
+
+static void bucket_name_seed(const char *name, const char *key)
+{
+    uint8_t buf[BUCKET_KEY_MAX + 1];
+    buf[0] = 1;
+    memcpy(buf + 1, key, strlen(key));
+    put("bucket", name, buf, strlen(key) + 1);
+}
+
+static void bucket_seeds(void)
+{
+    struct bucket_dir d;
+    bucket_init(&d, BUCKET_CHECKIN);
+    bucket_value_seed("empty", &d, -1);
+    static const uint8_t days[] = {0xB1, 0x80, 0x9C, 0x01, 0x5B, 0x01, 0xFF}, one[] = {0xB1, 0x00, 0x01};
+    struct bucket_entry e[] = {
+        {.slot = 0, .version = 1, .cardinality = 13, .nbytes = -1, .val = days, .len = sizeof(days)},
+        {.slot = 5, .version = 300, .cardinality = 1, .nbytes = 12, .val = one, .len = sizeof(one)},
+        {.slot = 6, .version = 2, .nbytes = -1, .expire_ms = 1800000000000},
+        {.slot = 9, .stub = true, .version = 70000, .nbytes = -1},
+        {.slot = 63, .version = 9, .cardinality = 1, .nbytes = 0, .expire_ms = 1, .val = one, .len = sizeof(one)},
+    };
+    for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++)
+        if (!bucket_put(&d, &e[i])) exit(1);
+    bucket_value_seed("checkin_five", &d, -1);
+    bucket_value_seed("checkin_damaged", &d, 1);
+    d.family = BUCKET_RECEIPT;
+    bucket_value_seed("receipt_five", &d, -1);
+    bucket_name_seed("name_checkin", "checkin:10000042");
+    bucket_name_seed("name_checkin_bucket", "checkin:~156250");
+    bucket_name_seed("name_receipt", "group:7:msg:130");
+    bucket_name_seed("name_receipt_bucket", "group:7:msg:~2");
+    bucket_name_seed("name_plain", "checkin:007");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -181,5 +229,6 @@ int main(int argc, char **argv)
     root = argv[1];
     codec_seeds();
     codec_ops_seeds();
+    bucket_seeds();
     return 0;
 }
