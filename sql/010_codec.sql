@@ -94,6 +94,8 @@ BEGIN
             PERFORM bitmapd._malformed(format('container count %s > 65536', n));
         END IF;
         keys_at := 8;
+    ELSIF get_byte(bits, 0) = 179 THEN
+        PERFORM bitmapd._malformed('the bits of a bucket of several keys (0xB3), not one bitmap: read them in bitmapd.values');
     ELSE
         PERFORM bitmapd._malformed(format('bad cookie %s', cookie));
     END IF;
@@ -826,13 +828,17 @@ BEGIN
         PERFORM count(*) FROM bitmapd._gaps_members(bits);
         RETURN 'gaps';
     END IF;
+    IF length(bits) > 0 AND get_byte(bits, 0) = 179 THEN
+        PERFORM count(*) FROM bitmapd._bucket_entries(bits);
+        RETURN 'bucket';
+    END IF;
     SELECT * INTO h FROM bitmapd._header(bits);
     PERFORM bitmapd._last_position(bits, h);
     RETURN 'roaring';
 END $$;
 
 COMMENT ON FUNCTION bitmapd.encoding(bytea) IS
-  'Encoding of a stored bitmap: roaring (CRoaring portable), dense (raw bits) or gaps (Rice-coded gaps, chunk rows); raises 22P03 on malformed input';
+  'Encoding of a stored bitmap: roaring (CRoaring portable), dense (raw bits) or gaps (Rice-coded gaps, chunk rows), or bucket (the bits of a bucket row, src/store/bucket.h); raises 22P03 on malformed input';
 
 -- ---- export: bitmapd.to_roaring -------------------------------------------------------
 

@@ -1,5 +1,6 @@
 -- Keys as the RESP front end sees them (re-applied by every `bitmapd --migrate`).
--- Every row of bitmapd.bitmaps is a Redis string key whose bits are the bitmap;
+-- Every row of bitmapd.bitmaps but a bucket (migrations/0015) is a Redis string key
+-- whose bits are the bitmap;
 -- rows with no member and no explicit length are deleted (or never written) keys
 -- and are not listed.
 
@@ -32,7 +33,8 @@ SELECT encode(key, 'escape')                             AS key,       -- printa
        updated_at,
        to_timestamp(expire_ms / 1000.0)                    AS expires_at  -- NULL: never
   FROM bitmapd.bitmaps
- WHERE (cardinality > 0 OR nbytes IS NOT NULL) AND bitmapd.live(expire_ms);
+ WHERE (cardinality > 0 OR nbytes IS NOT NULL) AND bitmapd.live(expire_ms)
+   AND (bucket IS NULL OR bucket < 0);  -- not the bucket rows of migrations/0015
 
 COMMENT ON VIEW bitmapd.keys IS
   'One row per key that exists for RESP: stored (compressed) bytes, logical length in bytes as a Redis string, set bits, version, deadline';
@@ -47,7 +49,7 @@ SELECT encode(key, 'escape')            AS key,
        expire_ms - bitmapd.now_ms()     AS ttl_ms,      -- negative: expired, row not removed yet
        NOT bitmapd.live(expire_ms)      AS expired
   FROM bitmapd.bitmaps
- WHERE expire_ms IS NOT NULL
+ WHERE expire_ms IS NOT NULL AND (bucket IS NULL OR bucket < 0)
  ORDER BY expire_ms;
 
 COMMENT ON VIEW bitmapd.key_expiry IS
@@ -94,7 +96,7 @@ BEGIN
     SELECT array_agg(s.key ORDER BY s.key) INTO ks
       FROM (SELECT b.key FROM bitmapd.bitmaps b
              WHERE b.key >= from_key AND (b.cardinality > 0 OR b.nbytes IS NOT NULL)
-               AND (b.expire_ms IS NULL OR b.expire_ms > now_ms)
+               AND (b.expire_ms IS NULL OR b.expire_ms > now_ms) AND (b.bucket IS NULL OR b.bucket < 0)
              ORDER BY b.key LIMIT n + 1) s;
     IF coalesce(array_length(ks, 1), 0) <= n THEN
         RETURN QUERY SELECT u.k, NULL::bigint FROM unnest(ks) WITH ORDINALITY AS u(k, o) ORDER BY u.o;

@@ -41,15 +41,16 @@ static void assert_member(const char *key, enum bucket_family f, const char *bke
 static void test_names(void **state)
 {
     (void)state;
+    assert_int_equal(BUCKET_SLOTS, 16);
     assert_member("checkin:0", BUCKET_CHECKIN, "checkin:~0", 0);
-    assert_member("checkin:63", BUCKET_CHECKIN, "checkin:~0", 63);
-    assert_member("checkin:64", BUCKET_CHECKIN, "checkin:~1", 0);
-    assert_member("checkin:10000042", BUCKET_CHECKIN, "checkin:~156250", 42);
-    assert_member("checkin:9223372036854775807", BUCKET_CHECKIN, "checkin:~144115188075855871", 63);
+    assert_member("checkin:15", BUCKET_CHECKIN, "checkin:~0", 15);
+    assert_member("checkin:16", BUCKET_CHECKIN, "checkin:~1", 0);
+    assert_member("checkin:10000042", BUCKET_CHECKIN, "checkin:~625002", 10);
+    assert_member("checkin:9223372036854775807", BUCKET_CHECKIN, "checkin:~576460752303423487", 15);
     assert_member("group:0:msg:0", BUCKET_RECEIPT, "group:0:msg:~0", 0);
-    assert_member("group:7:msg:130", BUCKET_RECEIPT, "group:7:msg:~2", 2);
+    assert_member("group:7:msg:130", BUCKET_RECEIPT, "group:7:msg:~8", 2);
     assert_member("group:9223372036854775807:msg:9223372036854775807", BUCKET_RECEIPT,
-                  "group:9223372036854775807:msg:~144115188075855871", 63);
+                  "group:9223372036854775807:msg:~576460752303423487", 15);
 
     /* not members: they stay rows of their own */
     const char *plain[] = {"checkin:", "checkin:007", "checkin:-1", "checkin:+1", "checkin:1a", "checkin: 1",
@@ -67,15 +68,15 @@ static void test_names(void **state)
     assert_false(bucket_of((const uint8_t *)"checkin:\0" "1", 10, &r));
 
     /* reserved names, and names that are not */
-    assert_int_equal(bucket_name_family(KEY("checkin:~144115188075855871")), BUCKET_CHECKIN);
+    assert_int_equal(bucket_name_family(KEY("checkin:~576460752303423487")), BUCKET_CHECKIN);
     assert_int_equal(bucket_name_family(KEY("group:3:msg:~0")), BUCKET_RECEIPT);
-    const char *free_names[] = {"checkin:~", "checkin:~01", "checkin:~144115188075855872", "checkin:~-1",
+    const char *free_names[] = {"checkin:~", "checkin:~01", "checkin:~-1",
                                 "checkin:~1~", "checkin:~~1", "group:3:msg:~", "group:03:msg:~1",
-                                "group:3:msg:~144115188075855872", "group:3:msg~1", "checkin:1", "x"};
+                                "group:3:msg:~576460752303423488", "checkin:~576460752303423488", "group:3:msg~1", "checkin:1", "x"};
     for (size_t i = 0; i < sizeof(free_names) / sizeof(free_names[0]); i++)
         if (bucket_name_family(KEY(free_names[i])) != BUCKET_NONE) fail_msg("'%s' reserved", free_names[i]);
     char out[BUCKET_KEY_MAX];
-    assert_int_equal(bucket_member_key(KEY("checkin:~1"), 64, out, sizeof(out)), 0);
+    assert_int_equal(bucket_member_key(KEY("checkin:~1"), BUCKET_SLOTS, out, sizeof(out)), 0);
     assert_int_equal(bucket_member_key(KEY("checkin:1"), 0, out, sizeof(out)), 0);
     assert_int_equal(bucket_member_key(KEY("checkin:~1"), 0, out, 8), 0); /* short buffer */
     assert_string_equal(bucket_family_name(BUCKET_CHECKIN), "checkin");
@@ -94,12 +95,12 @@ static void test_names_random(void **state)
         if (receipt) {
             snprintf(key, sizeof(key), "group:%llu:msg:%llu", (unsigned long long)g, (unsigned long long)id);
             snprintf(bkey, sizeof(bkey), "group:%llu:msg:~%llu", (unsigned long long)g,
-                     (unsigned long long)(id / 64));
+                     (unsigned long long)(id / BUCKET_SLOTS));
         } else {
             snprintf(key, sizeof(key), "checkin:%llu", (unsigned long long)id);
-            snprintf(bkey, sizeof(bkey), "checkin:~%llu", (unsigned long long)(id / 64));
+            snprintf(bkey, sizeof(bkey), "checkin:~%llu", (unsigned long long)(id / BUCKET_SLOTS));
         }
-        assert_member(key, receipt ? BUCKET_RECEIPT : BUCKET_CHECKIN, bkey, (unsigned)(id % 64));
+        assert_member(key, receipt ? BUCKET_RECEIPT : BUCKET_CHECKIN, bkey, (unsigned)(id % BUCKET_SLOTS));
     }
 }
 
@@ -195,7 +196,7 @@ static void test_round_trips(void **state)
     for (int round = 0; round < 3000; round++) {
         struct bucket_dir d, p, q;
         struct val vals[BUCKET_SLOTS];
-        random_bucket(&d, vals, round % 10 == 0 ? 200 : round % 65);
+        random_bucket(&d, vals, round % 10 == 0 ? 60 : round % (BUCKET_SLOTS + 1));
         size_t len, len2;
         uint8_t *buf = write_exact(&d, &len);
         char err[160];
@@ -306,8 +307,8 @@ static void test_rules(void **state)
     assert_refused(&s, "family varint too long");
     s.n = 0, put(&s, 2, BUCKET_TAG, 1);
     assert_refused(&s, "truncated in its count");
-    s.n = 0, put(&s, 3, BUCKET_TAG, 1, 65);
-    assert_refused(&s, "count 65 out of range");
+    s.n = 0, put(&s, 3, BUCKET_TAG, 1, BUCKET_SLOTS + 1);
+    assert_refused(&s, "count 17 out of range");
     s.n = 0, put(&s, 4, BUCKET_TAG, 1, 0, 0);
     assert_refused(&s, "1 bytes after the directory");
     s.n = 0, put(&s, 4, BUCKET_TAG, 1, 1, 5);
@@ -324,8 +325,8 @@ static void test_rules(void **state)
     s.b[s.n++] = 0;
     assert_refused(&s, "4 bytes after the directory, where its entries have 3");
     one_entry(&s, 0, NULL, 0);
-    s.b[3] = 64;
-    assert_refused(&s, "slot 64 above 63");
+    s.b[3] = BUCKET_SLOTS;
+    assert_refused(&s, "slot 16 above 15");
     one_entry(&s, 0x08, NULL, 0);
     assert_refused(&s, "unknown flags 0x08");
     one_entry(&s, BUCKET_F_STUB | BUCKET_F_EXPIRE, NULL, 0);
@@ -480,7 +481,7 @@ static void test_rewrite_keeps_damage(void **state)
     static const uint8_t nv[] = {0xB1, 0x01, 0x03};
     struct bucket_entry e = {.slot = 9, .version = 77, .cardinality = 2, .nbytes = -1, .val = nv, .len = sizeof(nv)};
     assert_true(bucket_put(&p, &e)); /* replaces slot 9 */
-    e.slot = 40; /* and a new member after the others */
+    e.slot = 14; /* and a new member after the others */
     assert_true(bucket_put(&p, &e));
     assert_int_equal(p.n, 6);
     uint8_t *out = write_exact(&p, &len2);
@@ -493,7 +494,7 @@ static void test_rewrite_keeps_damage(void **state)
     assert_int_equal(q.e[3].slot, 9);
     assert_int_equal(q.e[3].version, 77);
     assert_memory_equal(q.e[3].val, nv, sizeof(nv));
-    assert_int_equal(q.e[5].slot, 40);
+    assert_int_equal(q.e[5].slot, 14);
     free(out);
     free(buf);
     free_vals(vals);
@@ -507,7 +508,7 @@ static void test_put_remove(void **state)
     static const uint8_t v[] = {0xB1, 0x00, 0x01};
     struct bucket_entry ok = {.slot = 3, .version = 1, .cardinality = 1, .nbytes = -1, .val = v, .len = 3};
     struct bucket_entry bad[] = {
-        {.slot = 64, .version = 1, .cardinality = 1, .nbytes = -1, .val = v, .len = 3},
+        {.slot = BUCKET_SLOTS, .version = 1, .cardinality = 1, .nbytes = -1, .val = v, .len = 3},
         {.slot = 1, .version = -1, .cardinality = 1, .nbytes = -1, .val = v, .len = 3},
         {.slot = 1, .version = 1, .cardinality = 0, .nbytes = -1, .val = v, .len = 3},
         {.slot = 1, .version = 1, .cardinality = 1, .nbytes = -1, .val = v, .len = 0},
@@ -528,7 +529,7 @@ static void test_put_remove(void **state)
     }
     assert_int_equal(d.n, BUCKET_SLOTS);
     ok.version = 9;
-    assert_true(bucket_put(&d, &ok)); /* replaces: still 64 */
+    assert_true(bucket_put(&d, &ok)); /* replaces: still 16 */
     assert_int_equal(d.n, BUCKET_SLOTS);
     for (unsigned i = 0; i < d.n; i++)
         assert_int_equal(d.e[i].slot, i);
@@ -560,7 +561,7 @@ static void test_sizes(void **state)
         values += vl[s];
     }
     size_t size = bucket_size(&d);
-    print_message("64 check-in years: %zu bytes, %.1f a member (%.1f of them the value)\n", size,
+    print_message("%u check-in years: %zu bytes, %.1f a member (%.1f of them the value)\n", BUCKET_SLOTS, size,
                   (double)size / BUCKET_SLOTS, (double)values / BUCKET_SLOTS);
     assert_true(size - values <= 3 + BUCKET_SLOTS * 11); /* slot, flags, 2 + 2 + 1 varint bytes, checksum */
     for (unsigned s = 0; s < BUCKET_SLOTS; s++)

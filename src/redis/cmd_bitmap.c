@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "redis/bitval.h"
+#include "store/bucket.h"
 #include "store/codec.h"
 #include "core/log.h"
 #include "redis/rkv_internal.h"
@@ -70,7 +71,8 @@ static bool getbit_cached(struct rcmd *c, uint32_t off)
     struct cache_blob *held;
     bool member = false, ok;
 
-    if (key->len > (size_t)c->app->cfg->resp_max_key_bytes || !store_peek(c->app->store, &sk, 1, &row, &held))
+    if (key->len > (size_t)c->app->cfg->resp_max_key_bytes ||
+        bucket_name_family(sk.key, sk.len) != BUCKET_NONE || !store_peek(c->app->store, &sk, 1, &row, &held))
         return false;
     ok = !row.found || (row.checked && codec_contains(row.bits, row.len, off, &member));
     store_peek_release(&held, 1);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "redis/bitval.h"
+#include "store/bucket.h"
 #include "store/codec.h"
 #include "core/log.h"
 #include "redis/rkv_internal.h"
@@ -169,7 +170,8 @@ void cmd_copy(struct rcmd *c)
 /* A row is a key when it has a member or a length and its deadline, if any, is after
  * $n: this instance's clock (wall_ms()), which decides expiry for every other command
  * too. An expired key's row waits for the sweep (docs/design.md, "Expiry"). */
-#define EXISTS_SQL(n) "(cardinality > 0 OR nbytes IS NOT NULL) AND (expire_ms IS NULL OR expire_ms > $" #n "::bigint)"
+#define EXISTS_SQL(n) \
+    "(cardinality > 0 OR nbytes IS NOT NULL) AND (expire_ms IS NULL OR expire_ms > $" #n "::bigint) AND " SQL_KEY_ROW("")
 
 static void now_param(char buf[static 24], struct db_param *p)
 {

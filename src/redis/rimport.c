@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "redis/bitval.h"
+#include "store/bucket.h"
 #include "store/codec.h"
 #include "store/db.h"
 #include "store/store.h"
@@ -604,6 +605,11 @@ static void imp_consider(struct imp *im, const redisReply *key, const redisReply
     if (key->len > (size_t)im->cfg->resp_max_key_bytes) {
         if (!im->st.skipped[SKIP_LONG]++)
             quote_key(im->st.long_example, sizeof(im->st.long_example), key->str, key->len);
+        return;
+    }
+    if (bucket_name_family((const uint8_t *)key->str, key->len) != BUCKET_NONE) {
+        imp_fail(im, key->str, key->len, "the name is reserved for a bucket row of %s keys (docs/resp.md)",
+                 bucket_family_name(bucket_name_family((const uint8_t *)key->str, key->len)));
         return;
     }
     struct imp_item *it = &im->items[im->nitems];

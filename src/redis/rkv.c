@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "redis/bitval.h"
+#include "store/bucket.h"
 #include "store/codec.h"
 #include "core/log.h"
 #include "redis/rkv_internal.h"
@@ -33,12 +34,19 @@ bool rkv_exists(const roaring_bitmap_t *bm, int64_t nbytes)
 
 bool rkv_keys_ok(struct rcmd *c, const struct rarg *const *keys, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (keys[i]->len > (size_t)c->app->cfg->resp_max_key_bytes) {
             rr_error(&c->r, "ERR bitmapd: key is longer than %d bytes ([resp] max_key_bytes)",
                      c->app->cfg->resp_max_key_bytes);
             return false;
         }
+        enum bucket_family f = bucket_name_family((const uint8_t *)keys[i]->ptr, keys[i]->len);
+        if (f != BUCKET_NONE) {
+            rr_error(&c->r, "ERR bitmapd: key name reserved: it names a bucket row of %s keys (docs/resp.md)",
+                     bucket_family_name(f));
+            return false;
+        }
+    }
     if (n > WP_MAX_KEYS) {
         rr_error(&c->r, "ERR bitmapd: at most %d keys per command", WP_MAX_KEYS);
         return false;

@@ -203,7 +203,7 @@ static uint32_t entry_crc(uint32_t head_crc, const uint8_t *ent, size_t entlen, 
 /* The rules bucket_put and bucket_parse share, for one entry's fields. */
 static const char *entry_fault(const struct bucket_entry *e)
 {
-    if (e->slot >= BUCKET_SLOTS) return "slot above 63";
+    if (e->slot >= BUCKET_SLOTS) return "slot out of range";
     if (e->version < 0) return "negative version";
     if (e->stub) {
         if (e->len || e->cardinality || e->nbytes >= 0 || e->expire_ms) return "a stub with a value";
@@ -273,7 +273,8 @@ bool bucket_parse(const uint8_t *buf, size_t len, struct bucket_dir *d, char *er
         e->slot = buf[pos];
         uint8_t flags = buf[pos + 1];
         pos += 2;
-        if (e->slot >= BUCKET_SLOTS) return fail(err, errlen, "%s: slot %u above 63", where, e->slot);
+        if (e->slot >= BUCKET_SLOTS)
+            return fail(err, errlen, "%s: slot %u above %u", where, e->slot, BUCKET_SLOTS - 1);
         if (i > 0 && e->slot <= d->e[i - 1].slot)
             return fail(err, errlen, "%s: slot %u not above the one before", where, e->slot);
         if (flags & ~(BUCKET_F_EXPIRE | BUCKET_F_NBYTES | BUCKET_F_STUB))
@@ -337,7 +338,7 @@ bool bucket_put(struct bucket_dir *d, const struct bucket_entry *e)
     while (i < d->n && d->e[i].slot < e->slot)
         i++;
     if (i == d->n || d->e[i].slot != e->slot) {
-        memmove(&d->e[i + 1], &d->e[i], (d->n - i) * sizeof(d->e[0])); /* n < 64: slots are distinct */
+        memmove(&d->e[i + 1], &d->e[i], (d->n - i) * sizeof(d->e[0])); /* n < BUCKET_SLOTS: slots are distinct */
         d->n++;
     }
     d->e[i] = *e;

@@ -2,8 +2,8 @@
  *
  * A family is a compiled-in grammar of member keys whose ids are dense, each with the
  * name of the bucket row that holds it and a slot inside that row:
- *   - checkin (1): checkin:{user}            -> checkin:~{user >> 6}, slot user & 63
- *   - receipt (2): group:{g}:msg:{m}         -> group:{g}:msg:~{m >> 6}, slot m & 63
+ *   - checkin (1): checkin:{user}            -> checkin:~{user >> 4}, slot user & 15
+ *   - receipt (2): group:{g}:msg:{m}         -> group:{g}:msg:~{m >> 4}, slot m & 15
  * where every id is a canonical decimal 0 … 2^63-1 (no sign, no leading zero), the
  * grammar the SQL views already use (bitmapd.checkin_user_of, _group_receipt_ids).
  * Other names of those prefixes (checkin:007) are not members: they stay rows of
@@ -16,9 +16,9 @@
  *
  * A bucket value ("bucket" encoding, first byte 0xB3; varints are minimal unsigned
  * LEB128, integers little-endian):
- *   B3, varint family, varint n (0 … 64)
+ *   B3, varint family, varint n (0 … 16)
  *   n entries, slots strictly ascending:
- *     u8 slot (< 64), u8 flags (BUCKET_F_*; no other bit)
+ *     u8 slot (< 16), u8 flags (BUCKET_F_*; no other bit)
  *     varint version (<= 2^63-1)
  *     unless a stub: varint cardinality (<= 2^32), varint len (the value's bytes)
  *     if L: varint nbytes (<= 512 MiB, the Redis string length)
@@ -40,10 +40,20 @@
 #include "core/common.h"
 
 #define BUCKET_TAG 0xB3
-#define BUCKET_SHIFT 6
+/* 16 keys to a row. Measured on the development cluster (docs/design.md, "Bucket rows"):
+ * 16, 32 and 64 members of a check-in year cost about 76, 70 and 68 bytes a member
+ * stored, and a write of one member about 1.3, 2.5 and 4.1 KB of WAL (the row's value is
+ * rewritten whole; 0.36 KB for a row of its own). 16 keep a bucket of a year of check-ins
+ * under the ~2 KB at which PostgreSQL moves a value to TOAST. Part of every bucket's name:
+ * it can never change once buckets exist. */
+#define BUCKET_SHIFT 4
 #define BUCKET_SLOTS (1u << BUCKET_SHIFT)
 #define BUCKET_KEY_MAX 64 /* longest bucket or member name, with room for a NUL */
 #define BUCKET_NBYTES_MAX ((int64_t)512 * 1024 * 1024)
+
+/* SQL: a row of bitmapd.bitmaps that is one key's (not a bucket of several), for the
+ * statements that take a row for a key; alias is "" or "b." and so on. */
+#define SQL_KEY_ROW(alias) "(" alias "bucket IS NULL OR " alias "bucket < 0)"
 
 enum bucket_family {
     BUCKET_NONE = 0,
@@ -76,7 +86,7 @@ bool bucket_of(const uint8_t *key, size_t len, struct bucket_ref *ref) WUR;
 enum bucket_family bucket_name_family(const uint8_t *key, size_t len) WUR;
 
 /* The name of member slot of bucket bkey[0..len), NUL-terminated in out (cap >=
- * BUCKET_KEY_MAX); its length, or 0 when bkey is not a bucket name or slot >= 64. */
+ * BUCKET_KEY_MAX); its length, or 0 when bkey is not a bucket name or slot >= BUCKET_SLOTS. */
 size_t bucket_member_key(const uint8_t *bkey, size_t len, unsigned slot, char *out, size_t cap) WUR;
 
 /* One member of a bucket, as parsed or as the store sets it. */
@@ -111,7 +121,7 @@ bool bucket_parse(const uint8_t *buf, size_t len, struct bucket_dir *d, char *er
 int bucket_find(const struct bucket_dir *d, unsigned slot);
 
 /* Sets the entry of e->slot (inserted in order, or replacing the one there), intact.
- * False (d unchanged) when e breaks a rule: slot >= 64, a stub with a value, flags or
+ * False (d unchanged) when e breaks a rule: slot >= BUCKET_SLOTS, a stub with a value, flags or
  * a cardinality, len and cardinality not both zero or both non-zero, a field out of
  * its range. */
 bool bucket_put(struct bucket_dir *d, const struct bucket_entry *e) WUR;

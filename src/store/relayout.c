@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/bucket.h"
 #include "store/chunks.h"
 #include "store/codec.h"
 #include "store/db.h"
@@ -187,7 +188,7 @@ bool relayout_run(PGconn *pg)
     long done = 0, skipped = 0;
     bool ok = each_key(pg,
                        "SELECT key FROM bitmapd.bitmaps WHERE key > $1 AND octet_length(bits) > " STR(CHUNK_BYTES)
-                       " ORDER BY key LIMIT " STR(BATCH),
+                       " AND " SQL_KEY_ROW("") " ORDER BY key LIMIT " STR(BATCH),
                        load_one_row, NULL, &done, &skipped);
     if (ok && (done || skipped)) log_info("msg=\"big bitmaps cut into chunks\" keys=%ld corrupt_left=%ld", done, skipped);
     return ok;
@@ -237,7 +238,7 @@ bool relayout_fold_flips(PGconn *pg)
     struct store_chunks *sc = store_chunks_new();
     bool ok = sc && each_key(pg,
                              "SELECT key FROM bitmapd.bitmaps WHERE key > $1 AND octet_length(bits) = 0"
-                             " AND flips IS NOT NULL ORDER BY key LIMIT " STR(BATCH),
+                             " AND flips IS NOT NULL AND " SQL_KEY_ROW("") " ORDER BY key LIMIT " STR(BATCH),
                              load_flipped, sc, &done, &skipped);
     store_chunks_free(sc);
     if (ok) log_info("msg=\"flips written into chunks\" keys=%ld corrupt_left=%ld", done, skipped);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/bucket.h"
 #include "store/codec.h"
 #include "core/log.h"
 #include "store/store_internal.h"
@@ -66,7 +67,7 @@ void store_expire_rows(struct store *st, struct store_row *rows, size_t n)
  * image pending in the log; the fold writes it back whole (an upsert), so removing the
  * row under it loses nothing. */
 static const char SQL_SWEEP[] =
-    "WITH c AS (SELECT key FROM bitmapd.bitmaps WHERE expire_ms <= $1::int8"
+    "WITH c AS (SELECT key FROM bitmapd.bitmaps WHERE expire_ms <= $1::int8 AND " SQL_KEY_ROW("")
     "            ORDER BY expire_ms LIMIT $2::int8 FOR UPDATE SKIP LOCKED),"
     " d AS (DELETE FROM bitmapd.bitmaps b USING c WHERE b.key = c.key AND b.expire_ms <= $1::int8"
     "       RETURNING b.key, octet_length(b.bits) = 0 AS chunked),"

@@ -205,7 +205,7 @@ static void bucket_seeds(void)
         {.slot = 5, .version = 300, .cardinality = 1, .nbytes = 12, .val = one, .len = sizeof(one)},
         {.slot = 6, .version = 2, .nbytes = -1, .expire_ms = 1800000000000},
         {.slot = 9, .stub = true, .version = 70000, .nbytes = -1},
-        {.slot = 63, .version = 9, .cardinality = 1, .nbytes = 0, .expire_ms = 1, .val = one, .len = sizeof(one)},
+        {.slot = 15, .version = 9, .cardinality = 1, .nbytes = 0, .expire_ms = 1, .val = one, .len = sizeof(one)},
     };
     for (size_t i = 0; i < sizeof(e) / sizeof(e[0]); i++)
         if (!bucket_put(&d, &e[i])) exit(1);
@@ -214,9 +214,9 @@ static void bucket_seeds(void)
     d.family = BUCKET_RECEIPT;
     bucket_value_seed("receipt_five", &d, -1);
     bucket_name_seed("name_checkin", "checkin:10000042");
-    bucket_name_seed("name_checkin_bucket", "checkin:~156250");
+    bucket_name_seed("name_checkin_bucket", "checkin:~625002");
     bucket_name_seed("name_receipt", "group:7:msg:130");
-    bucket_name_seed("name_receipt_bucket", "group:7:msg:~2");
+    bucket_name_seed("name_receipt_bucket", "group:7:msg:~8");
     bucket_name_seed("name_plain", "checkin:007");
 }
 

@@ -1,0 +1,247 @@
+-- Bucket rows in SQL (re-applied by every `bitmapd --migrate`): the names of the two
+-- families and the reader of a bucket's bits, as src/store/bucket.h defines them, so
+-- that psql sees the keys a bucket holds (tests/integration/test_sql_buckets.sh
+-- checks that C and SQL agree on every name and every value). migrations/0015 says
+-- what a bucket is; in this version bitmapd writes none (every family is 'off').
+--
+-- The reader checks a bucket's structure, as bitmapd.members() checks a bitmap's,
+-- but not the members' CRC-32C checksums (SQL has no CRC-32C; bitmapd checks them
+-- on every load).
+
+-- (family, bucket name, slot) of a member key: checkin:{user} (family 1) or
+-- group:{g}:msg:{m} (family 2), every id a canonical decimal 0 … 2^63-1; NULLs for
+-- any other key, which keeps a row of its own.
+CREATE OR REPLACE FUNCTION bitmapd.bucket_of(key bytea, OUT family smallint, OUT bucket_key bytea, OUT slot integer)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+    u bigint;
+    g bigint;
+BEGIN
+    u := bitmapd.checkin_user_of(key);
+    IF u IS NOT NULL THEN
+        family := 1;
+        bucket_key := convert_to('checkin:~' || (u >> 4), 'UTF8');
+        slot := (u & 15)::integer;
+        RETURN;
+    END IF;
+    SELECT i.group_id, i.message_id INTO g, u FROM bitmapd._group_receipt_ids(key) i;
+    IF u IS NOT NULL THEN
+        family := 2;
+        bucket_key := convert_to(format('group:%s:msg:~%s', g, u >> 4), 'UTF8');
+        slot := (u & 15)::integer;
+    END IF;
+END $$;
+
+-- (family, the members' name prefix, bucket number) of a bucket name; NULLs for any
+-- other key. Bucket names are reserved: RESP refuses them as keys.
+CREATE OR REPLACE FUNCTION bitmapd._bucket_name(key bytea, OUT family smallint, OUT prefix text, OUT num bigint)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+    p text[];
+BEGIN
+    -- 2^63-1 >> 4 = 576460752303423487: 18 digits at most
+    p := regexp_match(encode(key, 'escape'), '^(checkin:)~(0|[1-9][0-9]{0,17})$');
+    IF p IS NULL THEN
+        p := regexp_match(encode(key, 'escape'), '^(group:(?:0|[1-9][0-9]{0,18}):msg:)~(0|[1-9][0-9]{0,17})$');
+        IF p IS NULL OR substr(p[1], 7, length(p[1]) - 11)::numeric > 9223372036854775807 THEN
+            RETURN;
+        END IF;
+        family := 2;
+    ELSE
+        family := 1;
+    END IF;
+    IF p[2]::numeric > 576460752303423487 THEN
+        family := NULL;
+        RETURN;
+    END IF;
+    prefix := p[1];
+    num := p[2]::bigint;
+END $$;
+
+-- The family whose bucket name key is, or NULL.
+CREATE OR REPLACE FUNCTION bitmapd.bucket_family_of(key bytea) RETURNS smallint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT (bitmapd._bucket_name(key)).family
+$$;
+
+-- The member key of slot (0 … 15) in bucket bucket_key, or NULL.
+CREATE OR REPLACE FUNCTION bitmapd.bucket_member_key(bucket_key bytea, slot integer) RETURNS bytea
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT convert_to(n.prefix || ((n.num << 4) | slot), 'UTF8')
+      FROM bitmapd._bucket_name(bucket_key) n
+     WHERE n.family IS NOT NULL AND slot BETWEEN 0 AND 15
+$$;
+
+-- The entries of a bucket's bits (src/store/bucket.h), slots ascending: each member's
+-- version, cardinality, Redis string length (NULL: none), deadline (NULL: none) and
+-- value (a codec encoding; empty bytes for the empty bitmap). A stub is a member that
+-- lives in a row of its own (bucket = -family): version only. Raises 22P03 on bits
+-- that break the layout.
+CREATE OR REPLACE FUNCTION bitmapd._bucket_entries(bits bytea)
+RETURNS TABLE (family smallint, slot integer, stub boolean, version bigint, cardinality bigint, nbytes bigint,
+               expire_ms bigint, value bytea)
+LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+    total integer;
+    pos integer;
+    n integer;
+    i integer;
+    f integer;
+    k integer;
+    b integer;
+    v bigint;
+    flags integer;
+    prev integer := -1;
+    fields bigint[];
+    limits numeric[] := ARRAY[9223372036854775807, 4294967296, 4294967295, 536870912];
+    names text[] := ARRAY['version', 'cardinality', 'length', 'string length'];
+    widths integer[] := ARRAY[9, 5, 5, 5];
+    slots integer[] := '{}';
+    stubs boolean[] := '{}';
+    vers bigint[] := '{}';
+    cards bigint[] := '{}';
+    lens bigint[] := '{}';
+    nbs bigint[] := '{}';
+    exps bigint[] := '{}';
+    vals bigint := 0;
+    x numeric;
+BEGIN
+    bits := bits || ''::bytea;  -- detoast once
+    total := length(bits);
+    IF total < 3 OR get_byte(bits, 0) <> 179 THEN
+        PERFORM bitmapd._malformed('not a bucket (first byte 0xB3, family, count)');
+    END IF;
+    family := get_byte(bits, 1);
+    IF family NOT IN (1, 2) THEN
+        PERFORM bitmapd._malformed(format('bucket of unknown family %s', family));
+    END IF;
+    n := get_byte(bits, 2);
+    IF n > 16 THEN
+        PERFORM bitmapd._malformed(format('bucket count %s above 16', n));
+    END IF;
+    pos := 3;
+    FOR i IN 0 .. n - 1 LOOP
+        IF pos + 2 > total THEN
+            PERFORM bitmapd._malformed(format('bucket entry %s: truncated', i));
+        END IF;
+        slot := get_byte(bits, pos);
+        flags := get_byte(bits, pos + 1);
+        pos := pos + 2;
+        IF slot > 15 OR slot <= prev THEN
+            PERFORM bitmapd._malformed(format('bucket entry %s: slot %s out of order or above 15', i, slot));
+        END IF;
+        prev := slot;
+        IF flags & ~7 <> 0 OR (flags & 4 <> 0 AND flags <> 4) THEN
+            PERFORM bitmapd._malformed(format('bucket entry %s: flags %s', i, flags));
+        END IF;
+        fields := ARRAY[0, 0, 0, -1]::bigint[];
+        FOR f IN 1 .. 4 LOOP
+            CONTINUE WHEN (f IN (2, 3) AND flags = 4) OR (f = 4 AND flags & 2 = 0);
+            v := 0;
+            k := 0;
+            LOOP
+                IF pos >= total THEN
+                    PERFORM bitmapd._malformed(format('bucket entry %s: truncated in its %s', i, names[f]));
+                END IF;
+                b := get_byte(bits, pos);
+                pos := pos + 1;
+                v := v | ((b & 127)::bigint << (7 * k));
+                k := k + 1;
+                EXIT WHEN b < 128;
+                IF k = widths[f] THEN
+                    PERFORM bitmapd._malformed(format('bucket entry %s: %s varint too long', i, names[f]));
+                END IF;
+            END LOOP;
+            IF k > 1 AND b = 0 THEN
+                PERFORM bitmapd._malformed(format('bucket entry %s: %s not a minimal varint', i, names[f]));
+            END IF;
+            IF v > limits[f] THEN
+                PERFORM bitmapd._malformed(format('bucket entry %s: %s %s out of range', i, names[f], v));
+            END IF;
+            fields[f] := v;
+        END LOOP;
+        IF (fields[2] = 0) <> (fields[3] = 0) THEN
+            PERFORM bitmapd._malformed(format('bucket entry %s: cardinality and length disagree on emptiness', i));
+        END IF;
+        exps := exps || NULL::bigint;
+        IF flags & 1 <> 0 THEN
+            IF pos + 8 > total THEN
+                PERFORM bitmapd._malformed(format('bucket entry %s: truncated in its deadline', i));
+            END IF;
+            x := 0;
+            FOR k IN REVERSE 7 .. 0 LOOP
+                x := x * 256 + get_byte(bits, pos + k);
+            END LOOP;
+            IF x = 0 OR x > 9223372036854775807 THEN
+                PERFORM bitmapd._malformed(format('bucket entry %s: deadline %s out of range', i, x));
+            END IF;
+            exps[i + 1] := x::bigint;
+            pos := pos + 8;
+        END IF;
+        IF pos + 4 > total THEN
+            PERFORM bitmapd._malformed(format('bucket entry %s: truncated in its checksum', i));
+        END IF;
+        pos := pos + 4;
+        slots := slots || slot;
+        stubs := stubs || (flags = 4);
+        vers := vers || fields[1];
+        cards := cards || fields[2];
+        lens := lens || fields[3];
+        nbs := nbs || CASE WHEN fields[4] >= 0 THEN fields[4] END;
+        vals := vals + fields[3];
+        IF vals > total - pos THEN
+            PERFORM bitmapd._malformed(format('bucket entry %s: values past the end of the bucket', i));
+        END IF;
+    END LOOP;
+    IF total - pos <> vals THEN
+        PERFORM bitmapd._malformed(format('bucket of %s entries: %s bytes after the directory, where its entries have %s',
+                                          n, total - pos, vals));
+    END IF;
+    FOR i IN 1 .. n LOOP
+        slot := slots[i];
+        stub := stubs[i];
+        version := vers[i];
+        cardinality := cards[i];
+        nbytes := nbs[i];
+        expire_ms := exps[i];
+        value := substr(bits, pos + 1, lens[i]::integer);
+        pos := pos + lens[i]::integer;
+        RETURN NEXT;
+    END LOOP;
+END $$;
+
+COMMENT ON FUNCTION bitmapd._bucket_entries(bytea) IS
+  'The members of a bucket row''s bits (src/store/bucket.h): slot, stub, version, cardinality, string length, deadline, value; raises 22P03 on malformed bits';
+
+-- Every key's value, wherever it is stored: the rows of single keys as they are, and
+-- each member of a bucket row under its own key (with the bucket's updated_at, and the
+-- empty bitmap's encoding for an empty member). Read keys here, not in
+-- bitmapd.bitmaps, when a family may be in buckets; for one key use bitmapd.value_of().
+CREATE OR REPLACE VIEW bitmapd.values AS
+SELECT b.key, b.version, b.bits, b.cardinality, b.updated_at, b.nbytes, b.expire_ms, NULL::bytea AS bucket_key
+  FROM bitmapd.bitmaps b
+ WHERE b.bucket IS NULL OR b.bucket < 0
+UNION ALL
+SELECT bitmapd.bucket_member_key(b.key, e.slot), e.version, CASE WHEN e.value = '' THEN '\xb100'::bytea ELSE e.value END,
+       e.cardinality, b.updated_at, e.nbytes, e.expire_ms, b.key
+  FROM bitmapd.bitmaps b
+ CROSS JOIN LATERAL bitmapd._bucket_entries(b.bits) e
+ WHERE b.bucket > 0 AND NOT e.stub;
+
+COMMENT ON VIEW bitmapd.values IS
+  'One row per stored key (deleted and expired ones included, as in bitmapd.bitmaps): its own row, or its entry in a bucket row (bucket_key); bits as bitmapd.value() reads them';
+
+-- The row of bitmapd.values for one key: one probe of its own row, one of its bucket.
+CREATE OR REPLACE FUNCTION bitmapd.value_of(k bytea) RETURNS SETOF bitmapd.values
+LANGUAGE sql STABLE STRICT AS $$
+    SELECT b.key, b.version, b.bits, b.cardinality, b.updated_at, b.nbytes, b.expire_ms, NULL::bytea
+      FROM bitmapd.bitmaps b
+     WHERE b.key = k AND (b.bucket IS NULL OR b.bucket < 0)
+    UNION ALL
+    SELECT k, e.version, CASE WHEN e.value = '' THEN '\xb100'::bytea ELSE e.value END, e.cardinality, b.updated_at,
+           e.nbytes, e.expire_ms, b.key
+      FROM bitmapd.bucket_of(k) r
+      JOIN bitmapd.bitmaps b ON b.key = r.bucket_key AND b.bucket = r.family
+     CROSS JOIN LATERAL bitmapd._bucket_entries(b.bits) e
+     WHERE e.slot = r.slot AND NOT e.stub
+$$;

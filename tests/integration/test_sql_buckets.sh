@@ -1,0 +1,232 @@
+#!/usr/bin/env bash
+# test_sql_buckets.sh — bucket rows (migrations/0015, sql/016_buckets.sql,
+# src/store/bucket.h) while every family is off, as in this version:
+#  1. C and SQL agree: every name tests/gen_buckets.c prints (edges, hostile bytes and
+#     300 random ones) maps to the same family, bucket and slot, and the same names
+#     are reserved; every bucket value C accepts is read by bitmapd._bucket_entries
+#     to the same entries, and every one C refuses (truncated, a bit changed, a byte
+#     more) raises 22P03 in SQL, unless only a member's checksum broke (SQL does not
+#     check those: it must then read the same entries as C does);
+#  2. bucket rows made by hand in bitmapd.bitmaps (nothing in this version writes
+#     one) are left alone by everything that takes a row for a key: the sweep of
+#     expired keys (a deadline long past), the cut into chunks of `--migrate` (one
+#     bigger than a chunk), SCAN, KEYS, DBSIZE and bitmapd.keys; RESP refuses their
+#     names for reads and writes; bitmapd.values and bitmapd.value_of list their
+#     members, and bitmapd.encoding names them while members() refuses to read one as
+#     one bitmap;
+#  3. keys of the families keep working as rows of their own (checkin:{id} over RESP).
+# Needs BITMAPD_DSN (and BITMAPD_OWNER_DSN for psql) as scripts/test_integration.sh
+# sets them. Prints `ok - name` / `not ok - name: ...`; exits 1 on failure.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+source tests/integration/lib.sh # start_service, rcli, stop_service; finish is redefined below
+
+passed=0
+failed=0
+ok() { echo "ok - $1"; passed=$((passed + 1)); }
+not_ok() { echo "not ok - $1"; failed=$((failed + 1)); }
+finish() {
+    [ -n "${PORT:-}" ] && stop_service "$PORT"
+    echo "test_sql_buckets: $passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+expect() {
+    if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1: expected '$2' got '$3'"; fi
+}
+
+if [ -z "${BITMAPD_DSN:-}" ]; then
+    not_ok "environment: BITMAPD_DSN is not set"
+    finish
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sql() {
+    psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1 -F '|' 2>"$tmp/psql.err"
+}
+
+# ---- 1. C and SQL agree ---------------------------------------------------------------
+CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter -Isrc -Itests -O1 -g"
+# shellcheck disable=SC2086  # CFLAGS is a list of words
+if ! cc $CFLAGS -o "$tmp/gen_buckets" tests/gen_buckets.c src/store/bucket.c src/store/codec.c \
+    src/store/codec_portable.c src/store/codec_dense.c src/store/codec_patch.c src/store/codec_gaps.c \
+    -lroaring 2>"$tmp/cc.err"; then
+    not_ok "build gen_buckets: $(tr '\n' ' ' <"$tmp/cc.err")"
+    finish
+fi
+if ! "$tmp/gen_buckets" >"$tmp/lines" || [ ! -s "$tmp/lines" ]; then
+    not_ok "run gen_buckets"
+    finish
+fi
+nnames=$(grep -c '^N|' "$tmp/lines")
+nvalues=$(grep -c '^B|' "$tmp/lines")
+nbad=$(grep -c '^X|' "$tmp/lines")
+ok "gen_buckets: $nnames names, $nvalues bucket values, $nbad refused byte strings"
+
+# Names: one statement over all of them, printed in the generator's line format.
+{
+    echo "SELECT 'N|' || h || '|' || coalesce(r.family::text, '') || '|' || coalesce(encode(r.bucket_key, 'hex'), '')"
+    echo "       || '|' || coalesce(r.slot::text, '') || '|' || coalesce(bitmapd.bucket_family_of(k)::text, '')"
+    echo "  FROM unnest(ARRAY["
+    grep '^N|' "$tmp/lines" | cut -d'|' -f2 | sed "s/.*/'&'/" | paste -sd,
+    echo "]::text[]) WITH ORDINALITY AS u(h, o)"
+    echo " CROSS JOIN LATERAL (SELECT decode(u.h, 'hex') AS k) kk"
+    echo " CROSS JOIN LATERAL bitmapd.bucket_of(kk.k) r ORDER BY u.o;"
+} >"$tmp/names.sql"
+if sql <"$tmp/names.sql" >"$tmp/names.sql.out"; then
+    grep '^N|' "$tmp/lines" >"$tmp/names.c"
+    if cmp -s "$tmp/names.c" "$tmp/names.sql.out"; then
+        ok "bucket_of and bucket_family_of agree with C on all $nnames names"
+    else
+        not_ok "names: C and SQL differ: $(diff "$tmp/names.c" "$tmp/names.sql.out" | head -6 | tr '\n' ' ')"
+    fi
+else
+    not_ok "names query failed: $(tr '\n' ' ' <"$tmp/psql.err")"
+fi
+# bucket_member_key is bucket_of's inverse on every member name above
+if out=$(sql <<'SQL'
+SELECT count(*) FILTER (WHERE r.family IS NOT NULL AND bitmapd.bucket_member_key(r.bucket_key, r.slot) IS DISTINCT FROM k),
+       count(*) FILTER (WHERE r.family IS NOT NULL),
+       count(*) FILTER (WHERE bitmapd.bucket_member_key(k, 0) IS NOT NULL AND bitmapd.bucket_family_of(k) IS NULL),
+       (SELECT count(*) FROM generate_series(-1, 16) s
+         WHERE bitmapd.bucket_member_key('checkin:~3', s) IS NOT NULL)
+  FROM (VALUES ('checkin:0'::bytea), ('checkin:9223372036854775807'), ('group:7:msg:130'),
+               ('group:9223372036854775807:msg:64'), ('checkin:~5'), ('x')) v(k)
+ CROSS JOIN LATERAL bitmapd.bucket_of(k) r;
+SQL
+); then
+    expect "bucket_member_key(bucket_of(k)) = k for members; NULL for other names and slots outside 0..63" \
+        "0|4|0|16" "$out"
+else
+    not_ok "bucket_member_key query failed: $(tr '\n' ' ' <"$tmp/psql.err")"
+fi
+
+# Values C accepts: the same entries, in one statement.
+{
+    echo "SELECT 'B|' || u.name || '|' || u.h || '|' || get_byte(b, 1) || '|'"
+    echo "       || coalesce((SELECT string_agg(format('%s/%s/%s/%s/%s/%s/%s', e.slot, CASE WHEN e.stub THEN 't' ELSE 'f' END,"
+    echo "                                            e.version, e.cardinality, coalesce(e.nbytes::text, ''),"
+    echo "                                            coalesce(e.expire_ms::text, ''), encode(e.value, 'hex')), ' ' ORDER BY e.slot)"
+    echo "                      FROM bitmapd._bucket_entries(b) e), '')"
+    echo "  FROM (VALUES"
+    grep '^B|' "$tmp/lines" | awk -F'|' '{ printf "%s('\''%s'\'', '\''%s'\'', %d)\n", (NR > 1 ? "," : ""), $2, $3, NR }'
+    echo ") AS u(name, h, o) CROSS JOIN LATERAL (SELECT decode(u.h, 'hex') AS b) bb"
+    echo " WHERE bitmapd.encoding(b) = 'bucket' ORDER BY u.o;"
+} >"$tmp/values.sql"
+if sql <"$tmp/values.sql" >"$tmp/values.sql.out"; then
+    grep '^B|' "$tmp/lines" >"$tmp/values.c"
+    if cmp -s "$tmp/values.c" "$tmp/values.sql.out"; then
+        ok "_bucket_entries reads all $nvalues values as C does (encoding 'bucket')"
+    else
+        not_ok "values: C and SQL differ: $(diff "$tmp/values.c" "$tmp/values.sql.out" | head -4 | cut -c1-300 | tr '\n' ' ')"
+    fi
+else
+    not_ok "values query failed: $(tr '\n' ' ' <"$tmp/psql.err")"
+fi
+
+# Values C refuses: each raises 22P03 in SQL.
+{
+    echo "CREATE FUNCTION pg_temp.verdict(b bytea) RETURNS text LANGUAGE plpgsql AS \$\$"
+    echo "BEGIN PERFORM count(*) FROM bitmapd._bucket_entries(b); RETURN 'accepted';"
+    echo "EXCEPTION WHEN invalid_binary_representation THEN RETURN 'malformed'; END \$\$;"
+    echo "SELECT u.name || '|' || pg_temp.verdict(decode(u.h, 'hex')) FROM (VALUES"
+    grep '^X|' "$tmp/lines" | awk -F'|' '{ printf "%s('\''%s'\'', '\''%s'\'', %d)\n", (NR > 1 ? "," : ""), $2, $3, NR }'
+    echo ") AS u(name, h, o) ORDER BY u.o;"
+} >"$tmp/bad.sql"
+if sql <"$tmp/bad.sql" >"$tmp/bad.out"; then
+    accepted=$(grep -c '|accepted$' "$tmp/bad.out")
+    expect "every one of the $nbad byte strings C refuses raises 22P03 in SQL" 0 "$accepted"
+    [ "$accepted" -gt 0 ] && grep '|accepted$' "$tmp/bad.out" | head -3
+else
+    not_ok "refused values query failed: $(tr '\n' ' ' <"$tmp/psql.err")"
+fi
+
+# ---- 2. bucket rows made by hand are left alone ---------------------------------------
+# The integration run shares one database between test files: these rows and keys are
+# far from every other test's. Row A: 16 check-in members of ~2,000 days each, a value
+# over 8 KiB (a chunk), no deadline (the generator's "bigbucket"). Row B: a small
+# receipt bucket whose row has a deadline long past.
+big=$(awk -F'|' '$1 == "B" && $2 == "bigbucket" { print $3 }' "$tmp/lines")
+small=$(awk -F'|' '$1 == "B" && $2 == "bucket1" { print $3 }' "$tmp/lines")
+if [ -z "$big" ] || [ -z "$small" ]; then
+    not_ok "the generator's bigbucket and bucket1 lines"
+    finish
+fi
+A='checkin:~98765432' # members checkin:1580246912 … checkin:1580246927
+B='group:5:msg:~7'
+biglen=$((${#big} / 2))
+if sql <<SQL >/dev/null; then
+DELETE FROM bitmapd.bitmaps WHERE key IN ('$A', '$B');
+INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, bucket)
+VALUES ('$A', 7, decode('$big', 'hex'), 16, 0, 1);
+INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, expire_ms, bucket)
+VALUES ('$B', 2, decode('$small', 'hex'), 1, 0, 1000, 2);
+SQL
+    ok "hand-made bucket rows $A ($biglen bytes) and $B (deadline long past)"
+else
+    not_ok "insert bucket rows: $(tr '\n' ' ' <"$tmp/psql.err")"
+    finish
+fi
+[ "$biglen" -gt 8192 ] && ok "$A is bigger than a chunk (8192)" || not_ok "$A of $biglen bytes is not bigger than a chunk"
+
+members=$(sql <<<"SELECT count(*), count(DISTINCT key), min(convert_from(key, 'UTF8')), max(convert_from(key, 'UTF8')), sum(version), count(expire_ms), sum(cardinality)
+                  FROM bitmapd.values WHERE bucket_key = '$A'")
+cards=$(awk -F'|' '$1 == "B" && $2 == "bigbucket" { print $5 }' "$tmp/lines" | tr ' ' '\n' | awk -F/ '{ s += $4 } END { print s }')
+expect "bitmapd.values lists its 16 members under their own keys, with their versions, deadlines and cardinalities" \
+    "16|16|checkin:1580246912|checkin:1580246927|136|6|$cards" "$members"
+one=$(sql <<<"SELECT convert_from(key, 'UTF8'), bucket_key = '$A', version FROM bitmapd.value_of('checkin:1580246914')")
+expect "bitmapd.value_of('checkin:1580246914') finds it in the bucket (slot 2, version 3)" "checkin:1580246914|t|3" "$one"
+expect "bitmapd.value_of of a member not stored: no row" "0" "$(sql <<<"SELECT count(*) FROM bitmapd.value_of('checkin:1580246928')")"
+expect "bitmapd.encoding of the row: bucket" "bucket" "$(sql <<<"SELECT bitmapd.encoding(bits) FROM bitmapd.bitmaps WHERE key = '$A'")"
+if sql <<<"SELECT count(*) FROM bitmapd.members((SELECT bits FROM bitmapd.bitmaps WHERE key = '$A'))" >/dev/null; then
+    not_ok "bitmapd.members() of a bucket's bits: expected an error"
+else
+    grep -q 'bucket of several keys' "$tmp/psql.err" && ok "bitmapd.members() refuses a bucket's bits, saying so" ||
+        not_ok "members() error: $(tr '\n' ' ' <"$tmp/psql.err")"
+fi
+expect "bitmapd.keys does not list them" "0" "$(sql <<<"SELECT count(*) FROM bitmapd.keys WHERE key_bytes IN ('$A', '$B')")"
+expect "bitmapd.key_expiry does not list them" "0" "$(sql <<<"SELECT count(*) FROM bitmapd.key_expiry WHERE key_bytes IN ('$A', '$B')")"
+
+# --migrate cuts rows over a chunk into chunks: not this one
+if BITMAPD_DSN=${BITMAPD_OWNER_DSN:-$BITMAPD_DSN} "$BITMAPD_BIN" --migrate >"$tmp/migrate.log" 2>&1; then
+    ok "--migrate again"
+else
+    not_ok "--migrate: $(tail -3 "$tmp/migrate.log" | tr '\n' ' ')"
+fi
+expect "--migrate left $A whole (not cut into chunks)" "$biglen|0" \
+    "$(sql <<<"SELECT octet_length(bits), (SELECT count(*) FROM bitmapd.chunks WHERE key = '$A') FROM bitmapd.bitmaps WHERE key = '$A'")"
+
+start_service --set expire.sweep_ms=100 --set expire.sweep_grace_ms=0 || finish
+K=checkin:1580246000 # a key of the family, far from the other tests' keys
+rcli DEL "$K" >/dev/null
+rcli SET plain:buckets:gone x PX 1 >/dev/null
+rcli SETBIT "$K" 3 1 >/dev/null
+for _ in $(seq 1 50); do
+    [ "$(sql <<<"SELECT count(*) FROM bitmapd.bitmaps WHERE key = 'plain:buckets:gone'")" = 0 ] && break
+    sleep 0.1
+done
+expect "the sweep removed an expired key's row meanwhile" "0" "$(sql <<<"SELECT count(*) FROM bitmapd.bitmaps WHERE key = 'plain:buckets:gone'")"
+expect "and not $B, whose deadline is long past" "1" "$(sql <<<"SELECT count(*) FROM bitmapd.bitmaps WHERE key = '$B'")"
+scan_walk 'checkin:~*'
+expect "SCAN does not list $A" "" "$(grep -v '^$' <<<"$SCAN_SEEN" | paste -sd' ')"
+expect "KEYS does not list it" "" "$(rcli KEYS 'checkin:~*' | paste -sd' ')"
+rows=$(sql <<<"SELECT count(*) FROM bitmapd.bitmaps WHERE (cardinality > 0 OR nbytes IS NOT NULL) AND bitmapd.live(expire_ms)")
+expect "DBSIZE counts every live row but $A" "$((rows - 1))" "$(rcli DBSIZE)"
+for cmd in "GET $A" "GETBIT $A 0" "SETBIT $A 0 1" "SET $A x" "DEL $A" "EXISTS $A" "BITCOUNT $B" "MSET a 1 $A 2" \
+    "RENAME $K checkin:~0"; do
+    # shellcheck disable=SC2086  # the command's words
+    out=$(rcli $cmd 2>&1)
+    case $out in
+    *"key name reserved"*"checkin keys"* | *"key name reserved"*"receipt keys"*) ok "RESP $cmd: refused, the name is reserved" ;;
+    *) not_ok "RESP $cmd: expected the reserved-name error, got '$out'" ;;
+    esac
+done
+expect "$A is untouched" "7|$biglen" "$(sql <<<"SELECT version, octet_length(bits) FROM bitmapd.bitmaps WHERE key = '$A'")"
+expect "$K, a key of the family, is a row of its own while the family is off" "1|" \
+    "$(sql <<<"SELECT cardinality, bucket FROM bitmapd.bitmaps WHERE key = '$K'")"
+expect "GETBIT $K 3" "1" "$(rcli GETBIT "$K" 3)"
+expect "bitmapd.value_of('$K'): its own row" "$K|t" \
+    "$(sql <<<"SELECT convert_from(key, 'UTF8'), bucket_key IS NULL FROM bitmapd.value_of('$K')")"
+expect "every family is off" "checkin=off receipt=off" \
+    "$(sql <<<"SELECT string_agg(name || '=' || state, ' ' ORDER BY family) FROM bitmapd.bucket_state")"
+finish
