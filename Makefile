@@ -31,7 +31,7 @@ TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 # hiredis clients used by the integration tests (not unit tests)
 TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tools/%,$(wildcard tests/tools/*.c))
 
-.PHONY: all deps run test check-layers unit integration test-sanitize integration-sanitize integration-wlog valgrind psql bench format clean help
+.PHONY: all deps run test check-layers unit integration test-sanitize integration-sanitize integration-wlog integration-buckets valgrind psql bench format clean help
 
 all: $(BUILD)/bitmapd $(TOOLS)
 
@@ -43,6 +43,7 @@ help:
 	@echo "make check-layers  only the check that every #include of src/ points down a layer"
 	@echo "make integration-sanitize   only the integration suite against an ASan/UBSan bitmapd"
 	@echo "make integration-wlog       part of it again, with the write-behind log on ([wlog] enabled)"
+	@echo "make integration-buckets    part of it again, with check-in and receipt keys in bucket rows"
 	@echo "make valgrind  only the valgrind leak run (scripts/valgrind.sh)"
 	@echo "make psql      psql on the service's database; ARGS='-c \"...\"' passes through"
 	@echo "make bench     load test against a throwaway service; figures to docs/benchmarks.md"
@@ -87,6 +88,7 @@ integration: all
 # only the matching test files (TESTS of scripts/test_integration.sh).
 IT_TESTS  ?=
 BITMAPD_TEST_ARGS ?=
+BITMAPD_TEST_BUCKETS ?=
 SAN_CC    ?= clang
 SAN_BUILD  = build-asan-it
 SAN_LOGS   = $(CURDIR)/$(SAN_BUILD)/reports
@@ -101,6 +103,7 @@ integration-sanitize: all
 	ASAN_OPTIONS='$(SAN_ASAN)' UBSAN_OPTIONS='$(SAN_UBSAN)' LSAN_OPTIONS= \
 	  BITMAPD_SANITIZER_LOGS='$(SAN_LOGS)' BITMAPD_BIN='$(CURDIR)/$(SAN_BUILD)/bitmapd' \
 	  BITMAPD_TOOLS='$(CURDIR)/$(BUILD)/tools' TESTS='$(IT_TESTS)' BITMAPD_TEST_ARGS='$(BITMAPD_TEST_ARGS)' \
+	  BITMAPD_TEST_BUCKETS='$(BITMAPD_TEST_BUCKETS)' \
 	  bash scripts/test_integration.sh || rc=$$?; \
 	reports=$$(find '$(SAN_LOGS)' -type f | sort); \
 	for f in $$reports; do echo "== sanitizer report $$(basename $$f) (test name.pid)"; head -n 80 "$$f"; done; \
@@ -116,6 +119,16 @@ WLOG_TESTS ?= resp_equiv|resp_commands|resp_scan|resp_seeds|resp_import|resp_exp
 
 integration-wlog: all
 	$(MAKE) integration-sanitize IT_TESTS='$(WLOG_TESTS)' BITMAPD_TEST_ARGS='--set wlog.enabled=1'
+
+# The suites that read and write keys of the two families (check-ins, receipts) and
+# those of Redis replies, caches and faults, once more against the ASan/UBSan bitmapd
+# with every family's keys in bucket rows from a fresh database (migrations/0015;
+# src/store/store_buckets.c). The whole suite passes that way too:
+# BITMAPD_TEST_BUCKETS=1 bash scripts/test_integration.sh.
+BUCKET_TESTS ?= checkin_http|receipts_http|sql_buckets|sql_members|resp_equiv|resp_commands|resp_import|cache|faults
+
+integration-buckets: all
+	$(MAKE) integration-sanitize IT_TESTS='$(BUCKET_TESTS)' BITMAPD_TEST_BUCKETS=1
 
 # A short run of the service under valgrind (memcheck), in build-vg: -O1 -g, no
 # sanitizers. Fails on any definite or indirect leak and any invalid access.
@@ -136,6 +149,7 @@ test: deps
 	$(MAKE) integration
 	$(MAKE) integration-sanitize
 	$(MAKE) integration-wlog
+	$(MAKE) integration-buckets
 	$(MAKE) valgrind
 	$(MAKE) fuzz-short
 

@@ -195,27 +195,35 @@ redis_load() {
   echo "$keys $usage $((m1 - m0))"
 }
 
-# bitmapd_copy KEYS_SQL: copies the rows of bitmapd.bitmaps whose key is in KEYS_SQL
-# (a query of one bytea column k), and the chunk rows of those that are chunked
-# (bitmapd.chunks, migration 0008), into fresh tables of the same definitions
-# (columns, constraints, indexes), vacuums them and prints "rows bits
-# sum(cardinality) bytes": bits is the encoded bitmaps (bitmapd.value_bytes: a row's
-# bits, or its chunks'), bytes storage_bench.bytes of both copies.
+# bitmapd_copy KEYS_SQL: copies the rows of bitmapd.bitmaps that hold the keys in
+# KEYS_SQL (a query of one bytea column k): a key's own row, or the bucket row that
+# holds it when its family is in buckets (migrations/0015; each bucket once), and the
+# chunk rows of those that are chunked (bitmapd.chunks, migration 0008), into fresh
+# tables of the same definitions (columns, constraints, indexes), vacuums them and
+# prints "keys bits sum(cardinality) bytes": keys found, bits the encoded bitmaps
+# (bitmapd.value_bytes: a key's bits, or its chunks'), bytes storage_bench.bytes of
+# both copies.
 bitmapd_copy() {
   sql -F ' ' <<EOF
 DROP TABLE IF EXISTS storage_bench.copy;
 DROP TABLE IF EXISTS storage_bench.copy_chunks;
 CREATE TABLE storage_bench.copy (LIKE bitmapd.bitmaps INCLUDING ALL);
 CREATE TABLE storage_bench.copy_chunks (LIKE bitmapd.chunks INCLUDING ALL);
-INSERT INTO storage_bench.copy SELECT b.* FROM ($1) s JOIN bitmapd.bitmaps b ON b.key = s.k ORDER BY b.key;
+INSERT INTO storage_bench.copy
+  SELECT DISTINCT ON (b.key) b.*
+    FROM (SELECT b.* FROM ($1) s JOIN bitmapd.bitmaps b ON b.key = s.k AND (b.bucket IS NULL OR b.bucket < 0)
+          UNION ALL
+          SELECT b.* FROM ($1) s CROSS JOIN LATERAL bitmapd.bucket_of(s.k) r
+            JOIN bitmapd.bitmaps b ON b.key = r.bucket_key AND b.bucket = r.family) b
+   ORDER BY b.key;
 INSERT INTO storage_bench.copy_chunks
   SELECT c.* FROM storage_bench.copy b JOIN bitmapd.chunks c ON c.key = b.key
    WHERE octet_length(b.bits) = 0 ORDER BY c.key, c.lo;
 VACUUM (ANALYZE) storage_bench.copy;
 VACUUM (ANALYZE) storage_bench.copy_chunks;
-SELECT count(*), coalesce(sum(bitmapd.value_bytes(key, bits)), 0), coalesce(sum(cardinality), 0),
+SELECT count(*), coalesce(sum(bitmapd.value_bytes(v.key, v.bits)), 0), coalesce(sum(v.cardinality), 0),
        storage_bench.bytes('storage_bench.copy') + storage_bench.bytes('storage_bench.copy_chunks')
-  FROM storage_bench.copy;
+  FROM ($1) s CROSS JOIN LATERAL bitmapd.value_of(s.k) v;
 DROP TABLE storage_bench.copy;
 DROP TABLE storage_bench.copy_chunks;
 EOF

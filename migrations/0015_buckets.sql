@@ -29,3 +29,34 @@ COMMENT ON TABLE bitmapd.bucket_state IS
   'Per family of keys (1 checkin:{user}, 2 group:{g}:msg:{m}): whether its keys live in bucket rows; all off in this version';
 
 INSERT INTO bitmapd.bucket_state (family, name) VALUES (1, 'checkin'), (2, 'receipt');
+
+-- Bucket names are reserved from now on (RESP refuses them). A key that already has
+-- one would be stuck (no command could read or delete it) and would collide with its
+-- bucket's row once its family is on: the migration stops and names such keys, to be
+-- renamed (RENAME over RESP with the previous version) before upgrading.
+-- bitmapd._reserved_keys(n) lists up to n of them (the family ranges only: an index
+-- range for checkin:, the group: range with a cheap test first).
+CREATE FUNCTION bitmapd._reserved_keys(n integer) RETURNS SETOF bytea
+LANGUAGE sql STABLE AS $f$
+    SELECT key FROM bitmapd.bitmaps
+     WHERE (bucket IS NULL OR bucket < 0)
+       AND ((key >= convert_to('checkin:~', 'UTF8') AND key < convert_to('checkin:' || chr(127), 'UTF8')
+             AND encode(key, 'escape') ~ '^checkin:~(0|[1-9][0-9]{0,17})$')
+            OR (key >= convert_to('group:', 'UTF8') AND key < convert_to('group;', 'UTF8')
+                AND position(convert_to(':msg:~', 'UTF8') IN key) > 0
+                AND encode(key, 'escape') ~ '^group:(0|[1-9][0-9]{0,18}):msg:~(0|[1-9][0-9]{0,17})$'
+                AND substring(encode(key, 'escape') FROM '^group:([0-9]+):')::numeric <= 9223372036854775807))
+       AND substring(encode(key, 'escape') FROM '~([0-9]+)$')::numeric <= 576460752303423487
+     LIMIT n
+$f$;
+
+DO $$
+DECLARE
+    bad text;
+BEGIN
+    SELECT string_agg(quote_literal(encode(k, 'escape')), ', ') INTO bad FROM bitmapd._reserved_keys(10) k;
+    IF bad IS NOT NULL THEN
+        RAISE EXCEPTION 'keys with names now reserved for bucket rows: %', bad
+            USING HINT = 'rename them (RENAME over RESP, with the bitmapd version before this one), then migrate again';
+    END IF;
+END $$;

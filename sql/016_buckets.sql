@@ -226,10 +226,23 @@ SELECT bitmapd.bucket_member_key(b.key, e.slot), e.version, CASE WHEN e.value = 
        e.cardinality, b.updated_at, e.nbytes, e.expire_ms, b.key
   FROM bitmapd.bitmaps b
  CROSS JOIN LATERAL bitmapd._bucket_entries(b.bits) e
- WHERE b.bucket > 0 AND NOT e.stub;
+ WHERE b.bucket > 0 AND NOT e.stub
+   AND e.family = b.bucket AND bitmapd.bucket_family_of(b.key) = b.bucket;  -- name, column and bits agree
 
 COMMENT ON VIEW bitmapd.values IS
   'One row per stored key (deleted and expired ones included, as in bitmapd.bitmaps): its own row, or its entry in a bucket row (bucket_key); bits as bitmapd.value() reads them';
+
+-- Key k's entry in its bucket row, as a row of bitmapd.values (none when k is not a
+-- member of a family, or its bucket does not hold it).
+CREATE OR REPLACE FUNCTION bitmapd._bucket_value_of(k bytea) RETURNS SETOF bitmapd.values
+LANGUAGE sql STABLE STRICT AS $$
+    SELECT k, e.version, CASE WHEN e.value = '' THEN '\xb100'::bytea ELSE e.value END, e.cardinality, b.updated_at,
+           e.nbytes, e.expire_ms, b.key
+      FROM bitmapd.bucket_of(k) r
+      JOIN bitmapd.bitmaps b ON b.key = r.bucket_key AND b.bucket = r.family
+     CROSS JOIN LATERAL bitmapd._bucket_entries(b.bits) e
+     WHERE e.slot = r.slot AND NOT e.stub AND e.family = b.bucket
+$$;
 
 -- The row of bitmapd.values for one key: one probe of its own row, one of its bucket.
 CREATE OR REPLACE FUNCTION bitmapd.value_of(k bytea) RETURNS SETOF bitmapd.values
@@ -238,10 +251,26 @@ LANGUAGE sql STABLE STRICT AS $$
       FROM bitmapd.bitmaps b
      WHERE b.key = k AND (b.bucket IS NULL OR b.bucket < 0)
     UNION ALL
-    SELECT k, e.version, CASE WHEN e.value = '' THEN '\xb100'::bytea ELSE e.value END, e.cardinality, b.updated_at,
-           e.nbytes, e.expire_ms, b.key
-      FROM bitmapd.bucket_of(k) r
-      JOIN bitmapd.bitmaps b ON b.key = r.bucket_key AND b.bucket = r.family
+    SELECT * FROM bitmapd._bucket_value_of(k)
+$$;
+
+-- The rows of bitmapd.values whose keys lie in [lo, hi): the rows of single keys in
+-- that range, and the members of the bucket rows in it. For the ranges the views
+-- read: a family's whole prefix (checkin:, group:{g}:msg:), whose buckets lie inside
+-- it, or one key ([k, k || 0x00)), whose bucket is found by its name.
+CREATE OR REPLACE FUNCTION bitmapd._values_in(lo bytea, hi bytea) RETURNS SETOF bitmapd.values
+LANGUAGE sql STABLE STRICT AS $$
+    SELECT b.key, b.version, b.bits, b.cardinality, b.updated_at, b.nbytes, b.expire_ms, NULL::bytea
+      FROM bitmapd.bitmaps b
+     WHERE b.key >= lo AND b.key < hi AND (b.bucket IS NULL OR b.bucket < 0)
+    UNION ALL
+    SELECT m.key, e.version, CASE WHEN e.value = '' THEN '\xb100'::bytea ELSE e.value END, e.cardinality,
+           b.updated_at, e.nbytes, e.expire_ms, b.key
+      FROM bitmapd.bitmaps b
      CROSS JOIN LATERAL bitmapd._bucket_entries(b.bits) e
-     WHERE e.slot = r.slot AND NOT e.stub
+     CROSS JOIN LATERAL (SELECT bitmapd.bucket_member_key(b.key, e.slot) AS key) m
+     WHERE b.key >= lo AND b.key < hi AND b.bucket > 0 AND NOT e.stub AND m.key >= lo AND m.key < hi
+       AND e.family = b.bucket AND bitmapd.bucket_family_of(b.key) = b.bucket
+    UNION ALL
+    SELECT * FROM bitmapd._bucket_value_of(lo) WHERE hi = lo || '\x00'::bytea
 $$;

@@ -26,10 +26,9 @@ $$;
 CREATE OR REPLACE FUNCTION bitmapd.checkin_days(user_id bigint) RETURNS SETOF date
 LANGUAGE sql STABLE STRICT AS $$
     SELECT bitmapd.checkin_date(m)
-      FROM bitmapd.bitmaps b
+      FROM bitmapd.value_of(bitmapd.checkin_key(user_id)) b
      CROSS JOIN LATERAL bitmapd.members(bitmapd.value(b.key, b.bits)) AS m
-     WHERE b.key = bitmapd.checkin_key(user_id)
-       AND m BETWEEN 0 AND 2932896
+     WHERE m BETWEEN 0 AND 2932896
      ORDER BY m
 $$;
 
@@ -63,13 +62,12 @@ SELECT u.user_id,
        bitmapd.value_bytes(b.key, b.bits)::bigint,
        b.version,
        b.updated_at
-  FROM bitmapd.bitmaps b
+  FROM bitmapd._values_in(lo, hi) b
  CROSS JOIN LATERAL (SELECT bitmapd.checkin_user_of(b.key) AS user_id) u
   LEFT JOIN LATERAL (SELECT count(*) AS days, min(m) AS first_member, max(m) AS last_member
                        FROM bitmapd.members(bitmapd.value(b.key, b.bits)) AS m
                       WHERE m BETWEEN 0 AND 2932896) r ON true
- WHERE b.key >= lo AND b.key < hi
-   AND u.user_id IS NOT NULL
+ WHERE u.user_id IS NOT NULL
 $$;
 
 -- One row per user with a check-in row. Without a filter it decodes every check-in

@@ -118,9 +118,9 @@ LANGUAGE sql STABLE AS $$
            c.sender_member_id, s.user_id, r.bytes, r.version, r.updated_at
       FROM (SELECT ids.group_id, ids.message_id, bitmapd.value(b.key, b.bits) AS bits, bitmapd.value_bytes(b.key, b.bits)::bigint AS bytes,
                    b.version, b.updated_at
-              FROM bitmapd.bitmaps b
+              FROM bitmapd._values_in(lo, hi) b
              CROSS JOIN LATERAL bitmapd._group_receipt_ids(b.key) ids
-             WHERE b.key >= lo AND b.key < hi AND b.cardinality > 0 AND ids.group_id IS NOT NULL) r
+             WHERE b.cardinality > 0 AND ids.group_id IS NOT NULL) r
      CROSS JOIN LATERAL bitmapd.group_receipt_counts(r.bits) c
       LEFT JOIN bitmapd.group_members s ON s.group_id = r.group_id AND s.member_id = c.sender_member_id
 $$;

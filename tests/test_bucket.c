@@ -519,6 +519,7 @@ static void test_put_remove(void **state)
         {.slot = 1, .stub = true, .version = 1, .cardinality = 1, .nbytes = -1, .val = v, .len = 3},
         {.slot = 1, .stub = true, .version = 1, .nbytes = 4},
         {.slot = 1, .stub = true, .version = 1, .nbytes = -1, .expire_ms = 9},
+        {.slot = 1, .version = 1, .cardinality = 1, .nbytes = -1, .val = NULL, .len = 3},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
         if (bucket_put(&d, &bad[i])) fail_msg("case %zu put", i);
@@ -531,6 +532,10 @@ static void test_put_remove(void **state)
     ok.version = 9;
     assert_true(bucket_put(&d, &ok)); /* replaces: still 16 */
     assert_int_equal(d.n, BUCKET_SLOTS);
+    struct bucket_dir broken = d; /* 16 entries, two of one slot: a 17th never goes in */
+    broken.e[15].slot = 14;
+    ok.slot = 15;
+    assert_false(bucket_put(&broken, &ok));
     for (unsigned i = 0; i < d.n; i++)
         assert_int_equal(d.e[i].slot, i);
     assert_true(bucket_remove(&d, 10));

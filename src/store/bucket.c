@@ -83,7 +83,7 @@ bool bucket_of(const uint8_t *key, size_t len, struct bucket_ref *ref)
         return false;
     }
     ref->slot = (uint8_t)(id & (BUCKET_SLOTS - 1));
-    ref->bkeylen = (size_t)n; /* at most 48 bytes: never truncated */
+    ref->bkeylen = (size_t)n; /* at most 49 bytes: never truncated */
     return true;
 }
 
@@ -205,6 +205,7 @@ static const char *entry_fault(const struct bucket_entry *e)
 {
     if (e->slot >= BUCKET_SLOTS) return "slot out of range";
     if (e->version < 0) return "negative version";
+    if (e->len > UINT32_MAX) return "a value out of range";
     if (e->stub) {
         if (e->len || e->cardinality || e->nbytes >= 0 || e->expire_ms) return "a stub with a value";
         return NULL;
@@ -333,11 +334,12 @@ int bucket_find(const struct bucket_dir *d, unsigned slot)
 
 bool bucket_put(struct bucket_dir *d, const struct bucket_entry *e)
 {
-    if (entry_fault(e)) return false;
+    if (entry_fault(e) || (e->len && !e->val)) return false;
     unsigned i = 0;
     while (i < d->n && d->e[i].slot < e->slot)
         i++;
     if (i == d->n || d->e[i].slot != e->slot) {
+        if (d->n >= BUCKET_SLOTS) return false; /* a directory that breaks its own rules */
         memmove(&d->e[i + 1], &d->e[i], (d->n - i) * sizeof(d->e[0])); /* n < BUCKET_SLOTS: slots are distinct */
         d->n++;
     }

@@ -30,10 +30,14 @@
  * at all for the empty bitmap (cardinality 0 exactly when len 0), so that each
  * bucket has one encoding. A stub (flag S, no other flag) stands for a member that
  * lives in a row of its own (it grew too big to share): the version and checksum
- * only. The per-entry checksum localises damage: a changed byte in one member's
- * entry or value fails that member's checksum, not its neighbours' (parse marks it,
- * the caller answers an error for that key alone); the row's checksum column still
- * covers the whole value. */
+ * only. The per-entry checksum localises most damage: a changed byte in a member's
+ * value, version, deadline or checksum fails that member's checksum alone (parse marks
+ * it, the caller answers an error for that key, the others stay readable). A changed
+ * count, length or flags byte usually breaks the layout (every member then answers an
+ * error), and a changed slot byte moves an entry to another slot, where it fails its
+ * checksum, and leaves its own slot looking empty. So the caller also checks the row's
+ * checksum column, which covers the whole value: while it fails, a slot without an
+ * intact entry is an error, never an absent key, and nothing is written to the row. */
 #ifndef BITMAPD_BUCKET_H
 #define BITMAPD_BUCKET_H
 
@@ -48,7 +52,7 @@
  * it can never change once buckets exist. */
 #define BUCKET_SHIFT 4
 #define BUCKET_SLOTS (1u << BUCKET_SHIFT)
-#define BUCKET_KEY_MAX 64 /* longest bucket or member name, with room for a NUL */
+#define BUCKET_KEY_MAX 64 /* longest bucket or member name (49 bytes), with room for a NUL */
 #define BUCKET_NBYTES_MAX ((int64_t)512 * 1024 * 1024)
 
 /* SQL: a row of bitmapd.bitmaps that is one key's (not a bucket of several), for the

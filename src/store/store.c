@@ -133,7 +133,10 @@ static void store_on_listen(bool up, void *arg)
     cache_set_enabled(st->cache, false);
     wlog_listen_state(st->wl, up);
     event_del(st->recheck_ev);
-    if (up) triggers_check(st);
+    if (up) {
+        triggers_check(st);
+        store_buckets_reread(st);
+    }
 }
 
 /* Requests that start in one turn of the loop (the trains of every client read in
@@ -236,6 +239,7 @@ struct store *store_new(struct db *db, const struct config *cfg)
     if (!(st->wait_ev = evtimer_new(db_event_base(db), wait_cb, st))) goto fail;
     if (!(st->wl = wlog_new(st, db, cfg, st->cache))) goto fail;
     if (!store_expire_setup(st)) goto fail;
+    if (!store_buckets_setup(st)) goto fail;
     db_listen_setup(db, WLOG_WATCH_SQL); /* a watcher of the appends (store_wlog.h) */
     if (cfg->cache_max_mb > 0 && !db_listen(db, "bitmapd_changed", store_on_notify, store_on_listen, st)) goto fail;
     if (!metrics_register(store_metrics_render, st)) goto fail;
@@ -299,6 +303,7 @@ void store_free(struct store *st)
 {
     if (!st) return;
     metrics_unregister(store_metrics_render, st);
+    store_buckets_free(st);
     calls_cancel_queue(&st->parked);
     calls_cancel_queue(&st->writes);
     loads_cancel_queue(&st->loads);
@@ -338,8 +343,8 @@ void store_free(struct store *st)
 /* The rows of n keys from the cache; with guess, a missing key not known to be chunked
  * is taken as absent (unchecked) while most recent misses had no row. False, with
  * nothing held, when a key is neither. */
-static bool peek(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
-                 struct cache_blob **held, bool guess, size_t *nguess)
+bool rows_peek(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
+               struct cache_blob **held, bool guess, size_t *nguess)
 {
     size_t i;
     *nguess = 0;
@@ -359,23 +364,6 @@ static bool peek(struct store *st, const struct store_key *keys, size_t n, struc
     st->stats.load_keys_cached += n - *nguess;
     store_expire_rows(st, rows, n);
     return true;
-}
-
-bool store_peek(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
-                struct cache_blob **held)
-{
-    size_t nguess;
-    return peek(st, keys, n, rows, held, false, &nguess);
-}
-
-bool store_peek_or_guess(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
-                         struct cache_blob **held, bool *guessed)
-{
-    size_t nguess;
-    bool ok = peek(st, keys, n, rows, held, true, &nguess);
-    metrics.write_guessed_absent += nguess;
-    *guessed = nguess > 0;
-    return ok;
 }
 
 void store_peek_release(struct cache_blob **held, size_t n)

@@ -244,6 +244,7 @@ static enum call_kind call_kind(struct store *st, const struct cas_call *c, size
     for (size_t i = 0; i < c->n; i++) {
         pending |= wlog_pending(st->wl, c->w[i].key, c->w[i].keylen);
         if (c->w[i].bits && c->w[i].len > wlog_max_value_bytes(st->wl)) small = false;
+        if (c->w[i].bucket) small = false; /* the log's images are rows of single keys */
         if (doubting && c->w[i].absent) small = false; /* wlog_doubt_inserts */
     }
     if (small && wlog_holding(st->wl) && wlog_room(st->wl, nkeys + c->n)) return CALL_LOG;
@@ -567,8 +568,8 @@ void cas_flush(struct store *st)
         if (!cas_send(st)) break;
 }
 
-struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
-                         store_cas_cb cb, void *arg)
+struct db_job *rows_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups, store_cas_cb cb,
+                        void *arg)
 {
     struct cas_call *c = calloc(1, sizeof(*c));
     size_t keybytes = 0;

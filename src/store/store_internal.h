@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "store/bucket.h"
 #include "store/cache.h"
 #include "store/chunks.h"
 #include "store/codec.h"
@@ -24,6 +25,7 @@
 #include "store/store.h"
 #include "store/store_queue.h"
 
+struct bcas;
 struct cas_call;
 struct load_ctx;
 
@@ -57,6 +59,15 @@ struct store {
     struct event *sweep_ev;       /* the next sweep of expired rows (store_expire.c) */
     struct db_job *sweep_job;
     bool sweep_stopped, sweep_failed_logged;
+    /* Bucket rows (store_buckets.c): which families are on, as bitmapd.bucket_state
+     * said when last read (bucket_known false: never read yet, so a member key of any
+     * family is answered "unavailable"); writes of buckets in flight or waiting. */
+    bool bucket_known;
+    bool bucket_on[BUCKET_FAMILIES];
+    bool bucket_any;              /* some family is on */
+    struct sent_node *bucket_loads; /* reads of members waiting for their buckets' rows */
+    struct bcas *bucket_calls;    /* every write of members not finished (in flight or waiting) */
+    struct sent_node *bucket_checks; /* state reads in flight, for store_free */
     unsigned absent_score;        /* 0..ABSENT_ONE: how many of the recent cache misses
                                      loaded found no row, decaying (store_peek_or_guess) */
     struct store_stats stats;
@@ -171,6 +182,22 @@ void store_expire_rows(struct store *st, struct store_row *rows, size_t n);
 /* Starts the sweeps of expired rows ([expire] sweep_ms). */
 void store_expire_start(struct store *st);
 void store_expire_free(struct store *st);
+
+/* The rows of keys, as store_load, store_peek and store_cas answer for keys that are
+ * not in buckets (store_buckets.c answers for those that are, through these). */
+struct db_job *rows_load(struct store *st, const struct store_key *keys, size_t n, unsigned flags, store_load_cb cb,
+                         void *arg);
+bool rows_peek(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
+               struct cache_blob **held, bool guess, size_t *nguess);
+struct db_job *rows_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups, store_cas_cb cb,
+                        void *arg);
+
+/* store_buckets.c */
+/* Reads bitmapd.bucket_state (at start, synchronously, and again whenever the
+ * listener comes back); false when out of memory. */
+bool store_buckets_setup(struct store *st) WUR;
+void store_buckets_reread(struct store *st);
+void store_buckets_free(struct store *st);
 
 /* store_cas.c */
 void cas_call_free(struct cas_call *c);

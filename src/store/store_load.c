@@ -365,8 +365,8 @@ void load_flush(struct store *st)
         if (!load_send(st)) break;
 }
 
-struct db_job *store_load(struct store *st, const struct store_key *keys, size_t n, unsigned flags,
-                          store_load_cb cb, void *arg)
+struct db_job *rows_load(struct store *st, const struct store_key *keys, size_t n, unsigned flags, store_load_cb cb,
+                         void *arg)
 {
     struct load_ctx *ctx = calloc(1, sizeof(*ctx));
     size_t total = 0, nguess = 0;

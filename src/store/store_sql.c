@@ -17,7 +17,9 @@
  * unique violation (23505), which is retried as a conflict of every group, so a group
  * still commits all or nothing. A plain INSERT, not `ON CONFLICT DO NOTHING`: the
  * speculative insertion probes the index once more and writes one more WAL record
- * per row, a fifth of PostgreSQL's time for a row of a fan-out to new users.
+ * per row, a fifth of PostgreSQL's time for a row of a fan-out to new users. An
+ * inserted row's `bucket` column comes from its bits: a bucket's value starts with
+ * 0xB3 and its family (bucket.h), which no codec encoding does (store_buckets.c).
  * Data-modifying CTEs always run to completion. SQL_CAS then writes the chunk rows (`done`, `c`, `cput`, `cdel`:
  * docs/design.md, "Chunked rows"), and gives every head it writes its flips
  * (set_flips: NULL but for a write that is the flips alone); a one-row head never has
@@ -38,8 +40,10 @@
     "      RETURNING b.key)," \
     " want AS (SELECT * FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL" \
     "             AND v.grp NOT IN (SELECT grp FROM bad))," \
-    " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes, expire_ms)" \
-    "         SELECT key, inc, bits, card, crc, nbytes, exp FROM want ORDER BY key)"
+    " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes, expire_ms, bucket)" \
+    "         SELECT key, inc, bits, card, crc, nbytes, exp," \
+    "                CASE WHEN octet_length(bits) > 2 AND get_byte(bits, 0) = 179 THEN get_byte(bits, 1)::int2 END" \
+    "           FROM want ORDER BY key)"
 
 /* What both statements answer: the groups that did not commit, the transaction's id,
  * and an abort (a conflict of every group) when a written key's head row is in a state

@@ -59,6 +59,8 @@ struct store_write {
     uint32_t tlo, thi;
     struct cache_blob *blob; /* optional: bits are this blob's data (the writer's encoding,
                                 checked), which the store shares instead of copying */
+    bool bucket;    /* the row of a bucket of several keys (bucket.h): written in place, never
+                       through the write-behind log (store_buckets.c makes these) */
     const struct roaring_bitmap_s *changed; /* optional: exactly the members in which bits
                                                differ from the version written over (a chunked
                                                key's head then records just these) */

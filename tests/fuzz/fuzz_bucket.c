@@ -4,7 +4,7 @@
  * The first byte picks what the rest is. Even: a stored bucket value (a "bits" column).
  *  - bucket_parse never reads past the end, and a rejection always has a reason that
  *    fits a short err buffer;
- *  - an accepted value obeys every rule of bucket.h (slots strictly ascending below 64,
+ *  - an accepted value obeys every rule of bucket.h (slots strictly ascending below 16,
  *    stubs with nothing but a version, cardinality 0 exactly when the value is empty,
  *    fields in range, values inside the input, back to back to its end);
  *  - it writes back byte for byte (one encoding per bucket; a damaged member keeps its
@@ -15,7 +15,7 @@
  * Odd: a key name.
  *  - a member of a family maps to a bucket name of that family, which is reserved, and
  *    back to itself through bucket_member_key; the member name sorts before its bucket's;
- *  - a reserved name is never a member, and its 64 member names map back to it.
+ *  - a reserved name is never a member, and its 16 member names map back to it.
  * Leaks are caught by LeakSanitizer. */
 #include <stdlib.h>
 #include <string.h>

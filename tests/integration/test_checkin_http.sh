@@ -145,7 +145,7 @@ check "bitmapd.checkins_of(user) is the view's row for that user" "5|${B[0]}|${B
 check "bitmapd.checkins_of(a user without check-ins) is empty" "0" \
   "$(sql "SELECT count(*) FROM bitmapd.checkins_of(9223372036854775807)")"
 check "bitmapd.checkins: bytes is the stored size" "t" \
-  "$(sql "SELECT c.bytes = octet_length(b.bits) FROM bitmapd.checkins c JOIN bitmapd.bitmaps b ON b.key = bitmapd.checkin_key(c.user_id) WHERE c.user_id = $P")"
+  "$(sql "SELECT c.bytes = octet_length(b.bits) FROM bitmapd.checkins c, bitmapd.value_of(bitmapd.checkin_key(c.user_id)) b WHERE c.user_id = $P")"
 check "bitmapd.checkin_days(user): the five dates" "${B[*]}" \
   "$(sql "SELECT string_agg(d::text, ' ') FROM bitmapd.checkin_days($P) d")"
 check "bitmapd.checkin_days types: date" "date" "$(sql "SELECT pg_typeof(d) FROM bitmapd.checkin_days($P) d LIMIT 1")"
@@ -420,9 +420,25 @@ check "a POSIX zone rule is accepted" 0 "$rc"
 use_main
 
 # --- a corrupt row ---------------------------------------------------------------------------------------
+# The key's own row: its checksum column made wrong. In a bucket row (migrations/0015,
+# make integration-buckets): one byte of the key's value flipped, which its entry's
+# checksum catches; a neighbour in the same bucket must stay readable.
 K=$(uid 15)
+KN=$((K ^ 1)) # the same bucket (16 keys: user >> 4)
 http POST "/v1/users/$K/checkins"
-sql "UPDATE bitmapd.bitmaps SET checksum = (checksum + 1) % 4294967296 WHERE key = bitmapd.checkin_key($K)" >/dev/null
+http POST "/v1/users/$KN/checkins"
+if [[ -n $(sql "SELECT bucket_key FROM bitmapd.value_of(bitmapd.checkin_key($K))") ]]; then
+  # values lie back to back at the end of the bucket, in slot order: the second byte of K's
+  sql "UPDATE bitmapd.bitmaps b SET bits = set_byte(b.bits, x.p + 1, get_byte(b.bits, x.p + 1) # 16)
+         FROM (SELECT bb.key, length(bb.bits) - (SELECT sum(length(e.value)) FROM bitmapd._bucket_entries(bb.bits) e
+                                                  WHERE e.slot >= r.slot)::int AS p
+                 FROM bitmapd.bucket_of(bitmapd.checkin_key($K)) r JOIN bitmapd.bitmaps bb ON bb.key = r.bucket_key) x
+        WHERE b.key = x.key" >/dev/null
+  http GET "/v1/users/$KN/checkins"
+  check "a corrupt member of a bucket: its neighbour still reads (200, one day)" "200 1" "$HTTP_STATUS $(jget .count)"
+else
+  sql "UPDATE bitmapd.bitmaps SET checksum = (checksum + 1) % 4294967296 WHERE key = bitmapd.checkin_key($K)" >/dev/null
+fi
 http GET "/v1/users/$K/checkins"
 expect_error "a corrupt row: GET month" 500 corrupt_bitmap
 check_match "a corrupt row: the message names the key" "checkin:$K" "$(jget .error.message)"
@@ -430,7 +446,7 @@ http GET "/v1/users/$K/checkins/streak"
 expect_error "a corrupt row: GET streak" 500 corrupt_bitmap
 http POST "/v1/users/$K/checkins" "{\"date\": \"$(dplus "$TODAY" -1)\"}"
 expect_error "a corrupt row: POST" 500 corrupt_bitmap
-check "a corrupt row is never overwritten" 1 "$(sql "SELECT version FROM bitmapd.bitmaps WHERE key = bitmapd.checkin_key($K)")"
+check "a corrupt row is never overwritten" 1 "$(sql "SELECT version FROM bitmapd.value_of(bitmapd.checkin_key($K))")"
 
 # --- storage: bytes per user-year ------------------------------------------------------------------------
 # MEASURE_USERS users with one or three years of check-ins each, written through the
@@ -483,13 +499,16 @@ PY
   out=$(psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1 <<SQL 2>&1
 CREATE TEMP TABLE m (LIKE bitmapd.bitmaps INCLUDING ALL);
 SELECT pg_total_relation_size('m');
+-- the users' own rows, or the bucket rows that hold them (make integration-buckets)
 INSERT INTO m SELECT * FROM bitmapd.bitmaps
  WHERE key >= convert_to('checkin:', 'UTF8') AND key < convert_to('checkin;', 'UTF8')
-   AND bitmapd.checkin_user_of(key) BETWEEN $lo AND $hi;
-SELECT pg_total_relation_size('m'), count(*), round(avg(cardinality), 1), round(avg(octet_length(bits)), 1),
-       round(avg(pg_column_size(m.*)), 1),
-       string_agg(DISTINCT CASE WHEN get_byte(bits, 0) = 177 THEN 'dense' ELSE 'roaring' END, ',')
-  FROM m;
+   AND (bitmapd.checkin_user_of(key) BETWEEN $lo AND $hi
+        OR (bucket > 0 AND key IN (SELECT convert_to('checkin:~' || n, 'UTF8') FROM generate_series($lo >> 4, $hi >> 4) n)));
+SELECT pg_total_relation_size('m'), count(*), round(avg(v.cardinality), 1), round(avg(octet_length(v.bits)), 1),
+       (SELECT round(avg(pg_column_size(m.*)), 1) FROM m),
+       string_agg(DISTINCT CASE WHEN get_byte(v.bits, 0) = 177 THEN 'dense' ELSE 'roaring' END, ',')
+  FROM bitmapd._values_in(convert_to('checkin:', 'UTF8'), convert_to('checkin;', 'UTF8')) v
+ WHERE bitmapd.checkin_user_of(v.key) BETWEEN $lo AND $hi;
 SQL
   )
   local before after rows card bits tuple enc per redis_per

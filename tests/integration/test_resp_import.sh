@@ -183,6 +183,15 @@ import --from "$FROM" --match 'imp:t*'
 check "the key imports again once the row is gone: exit 0, 1 imported" "0 1" "$RC $(field imported)"
 check "GET imp:text" "hello again" "$(rcli GET imp:text)"
 
+echo "# a key whose name is reserved for bucket rows fails, named in the summary: exit 1"
+R SET checkin:~7 from-redis >/dev/null
+import --from "$FROM" --match 'checkin:~*'
+check "reserved name: exit 1" 1 "$RC"
+check "reserved name: 1 failed" 1 "$(field failed)"
+check_match "reserved name: the error names the key and says why" "checkin:~7.*reserved for a bucket row of checkin keys" "$OUT"
+check "reserved name: nothing written" 0 "$(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE key = 'checkin:~7'::bytea")"
+R DEL checkin:~7 >/dev/null
+
 echo "# progress bar on a terminal"
 if command -v script >/dev/null; then
   script -qec "$BITMAPD_BIN import --from $FROM --match 'imp:*' --dry-run" /dev/null >"$T/tty.out" 2>&1 || true

@@ -643,7 +643,7 @@ key_list=$(printf "convert_to('%s', 'UTF8')," "${keys[@]}")
 expect "service: rows of every key, dense and Roaring" "${#keys[@]}|t|t" "$(sql <<SQL
 SELECT count(*), bool_or(bitmapd.encoding(bitmapd.value(key, bits)) = 'dense'),
        bool_or(bitmapd.encoding(bitmapd.value(key, bits)) = 'roaring')
-FROM bitmapd.bitmaps WHERE key IN (${key_list%,});
+FROM unnest(ARRAY[${key_list%,}]) u(k) CROSS JOIN LATERAL bitmapd.value_of(u.k);
 SQL
 )"
 expect "service: the 512 KiB value is stored in chunks of one container's raw bits, dense (head bits empty)" \
@@ -654,8 +654,8 @@ expect "service: the 512 KiB value is stored in chunks of one container's raw bi
  GROUP BY b.key, b.bits, b.cardinality;")"
 echo "# SETBIT sqlm:max 4294967295 1 stores (encoding|bytes): $(sql <<<"SELECT bitmapd.encoding(bits), octet_length(bits) FROM bitmapd.bitmaps WHERE key = 'sqlm:max'::bytea;")"
 if sql >"$tmp/service_exports" <<SQL; then
-$(export_query "(SELECT convert_from(key, 'UTF8') AS name, bitmapd.value(key, bits) AS bits FROM bitmapd.bitmaps
-                 WHERE key IN (${key_list%,})) AS k")
+$(export_query "(SELECT convert_from(key, 'UTF8') AS name, bitmapd.value(key, bits) AS bits
+                   FROM unnest(ARRAY[${key_list%,}]) u(k) CROSS JOIN LATERAL bitmapd.value_of(u.k)) AS k")
 SQL
     check_exports "service" "$tmp/service_exports"
 else

@@ -11,6 +11,7 @@
 
 #include "http/http.h"
 #include "domains/receipts/receipts.h"
+#include "store/bucket.h"
 #include "store/wpath.h"
 
 #define GROUP_ID_MAX INT64_MAX
@@ -551,12 +552,24 @@ void receipt_read(struct http_ctx *c)
     o->keylen = receipt_key(o->key, sizeof(o->key), group, msg);
     id_text(g, group);
     id_text(u, user);
-    struct db_param p[3] = {{g, 0, 0}, {u, 0, 0}, {o->key, (int)o->keylen, 1}};
+    /* the message exists: its row, or its entry in its bucket row (bucket.h) when its
+     * family is in buckets (a probe that finds nothing when it is not) */
+    struct bucket_ref ref;
+    char slot[8];
+    if (!bucket_of((const uint8_t *)o->key, o->keylen, &ref)) abort(); /* receipt_key makes members */
+    snprintf(slot, sizeof(slot), "%u", ref.slot);
+    struct db_param p[5] = {{g, 0, 0}, {u, 0, 0}, {o->key, (int)o->keylen, 1}, {ref.bkey, (int)ref.bkeylen, 1},
+                            {slot, 0, 0}};
     if (!store_query_folded(c->app->store,
                   "SELECT (SELECT member_id::bigint FROM bitmapd.group_members"
                   "         WHERE group_id = $1::bigint AND user_id = $2::bigint),"
-                  "       EXISTS (SELECT 1 FROM bitmapd.bitmaps WHERE key = $3::bytea AND cardinality > 0)::int::bigint",
-                  3, p, read_member_loaded, o)) {
+                  "       (EXISTS (SELECT 1 FROM bitmapd.bitmaps"
+                  "                 WHERE key = $3::bytea AND cardinality > 0 AND (bucket IS NULL OR bucket < 0))"
+                  "        OR EXISTS (SELECT 1 FROM bitmapd.bitmaps b"
+                  "                    CROSS JOIN LATERAL bitmapd._bucket_entries(b.bits) e"
+                  "                    WHERE b.key = $4::bytea AND b.bucket > 0 AND e.slot = $5::int"
+                  "                      AND NOT e.stub AND e.cardinality > 0))::int::bigint",
+                  5, p, read_member_loaded, o)) {
         http_reply_error(c, 500, "internal", "out of memory");
         read_op_free(o);
     }

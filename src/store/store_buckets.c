@@ -1,0 +1,681 @@
+/* store_buckets.c — keys of a family in bucket rows (bucket.h, migrations/0015).
+ *
+ * The public store_load, store_peek, store_peek_or_guess and store_cas are here. For
+ * a family that bitmapd.bucket_state says is on, a member key (checkin:42) is read
+ * from its bucket's row (checkin:~2), which is loaded, cached, checked and announced
+ * like any row (the cache and the change notifications name the bucket), and handed
+ * out as a row of its own: the member's version, bits, cardinality, length and
+ * deadline from its directory entry. A write of members becomes one write of their
+ * bucket: its latest row is loaded (from the cache when it holds it), each member's
+ * version is checked against it (a group whose member moved is a conflict before any
+ * statement), the members are put in, and the bucket is written at the version it
+ * was loaded at. Groups that write one bucket commit together or not at all. Within
+ * this instance the writes of one bucket take turns, so that they never conflict with
+ * each other; another instance's write in between is a conflict, and the writer
+ * loads and tries again as for any key. Keys of families that are off, and all other
+ * keys, pass through untouched. */
+#include <stdio.h>
+
+#include "store/store_internal.h"
+
+/* ---- which families are on ------------------------------------------------------ */
+
+static const char SQL_BUCKET_STATE[] = "SELECT family::int8, (state = 'on')::int::int8 FROM bitmapd.bucket_state";
+
+/* One cell of a state read: text (PQexec) or binary (the pool). */
+static int64_t cell(const PGresult *res, int i, int col)
+{
+    return PQfformat(res, col) ? db_value_int8(res, i, col) : strtoll(PQgetvalue(res, i, col), NULL, 10);
+}
+
+/* Takes a state read's rows. */
+static void take_state(struct store *st, const PGresult *res)
+{
+    bool on[BUCKET_FAMILIES] = {false};
+    for (int i = 0; i < PQntuples(res); i++) {
+        int64_t f = cell(res, i, 0);
+        if (f > BUCKET_NONE && f < BUCKET_FAMILIES) on[f] = cell(res, i, 1) == 1;
+    }
+    for (int f = 1; f < BUCKET_FAMILIES; f++) {
+        if (st->bucket_known && on[f] != st->bucket_on[f])
+            log_warn("msg=\"bucket state of a family changed while running\" family=%s on=%d", bucket_family_name(f),
+                     (int)on[f]);
+        st->bucket_on[f] = on[f];
+    }
+    st->bucket_any = false;
+    for (int f = 1; f < BUCKET_FAMILIES; f++) st->bucket_any |= on[f];
+    st->bucket_known = true;
+}
+
+/* A schema before migration 0015 has no families: all off. */
+static bool no_state_table(const char *sqlstate) { return sqlstate && strcmp(sqlstate, "42P01") == 0; }
+
+bool store_buckets_setup(struct store *st)
+{
+    /* read before the first request is served: a member key must never be read from
+     * (or written to) the wrong place. A database away now leaves the state unknown
+     * until the listener's first connection reads it (store_buckets_reread). */
+    const char *kw[] = {"dbname", "connect_timeout", NULL}, *val[] = {st->cfg->pg_dsn, "5", NULL};
+    PGconn *pg = PQconnectdbParams(kw, val, 1);
+    if (PQstatus(pg) == CONNECTION_OK) {
+        PGresult *r = PQexec(pg, SQL_BUCKET_STATE);
+        if (PQresultStatus(r) == PGRES_TUPLES_OK)
+            take_state(st, r);
+        else if (no_state_table(PQresultErrorField(r, PG_DIAG_SQLSTATE)))
+            st->bucket_known = true;
+        else
+            log_warn("msg=\"cannot read bitmapd.bucket_state yet\" error=\"%s\"", PQresultErrorMessage(r));
+        PQclear(r);
+    }
+    PQfinish(pg);
+    return true;
+}
+
+struct state_read {
+    struct sent_node sent; /* in st->bucket_checks while out */
+    struct store *st;
+};
+
+static void state_read_done(const struct db_result *r, void *arg)
+{
+    struct state_read *sr = arg;
+    if (r->status == DB_OK && r->res)
+        take_state(sr->st, r->res);
+    else if (r->status == DB_ERROR && no_state_table(r->sqlstate))
+        sr->st->bucket_known = true;
+    sent_unlink(&sr->sent);
+    free(sr);
+}
+
+void store_buckets_reread(struct store *st)
+{
+    struct state_read *sr = malloc(sizeof(*sr));
+    if (!sr) return;
+    *sr = (struct state_read){.st = st};
+    sent_link(&st->bucket_checks, &sr->sent);
+    if (!db_query(st->db, SQL_BUCKET_STATE, 0, NULL, state_read_done, sr)) {
+        sent_unlink(&sr->sent);
+        free(sr);
+    }
+}
+
+/* Where key lives: *ref filled and 1 when it is a member of a family that is on; 0 for
+ * a row of its own; -1 when it is a member of a family whose state is not known yet. */
+static int where(const struct store *st, const uint8_t *key, size_t len, struct bucket_ref *ref)
+{
+    if (st->bucket_known && !st->bucket_any) return 0; /* every family off: nothing to look up */
+    if (!bucket_of(key, len, ref)) return 0;
+    if (!st->bucket_known) return -1;
+    return st->bucket_on[ref->family] ? 1 : 0;
+}
+
+#define STATE_UNKNOWN "bucket state not read yet (bitmapd.bucket_state): the database is away"
+
+/* ---- a member as a row -------------------------------------------------------------- */
+
+/* Whether bucket row b's bits are what its checksum column says (bucket.h: while they
+ * are not, a slot without an intact entry may be one whose slot byte was damaged). */
+static bool bucket_whole(const struct store_row *b)
+{
+    return b->checked || codec_crc32c(b->bits, b->len) == b->checksum;
+}
+
+/* Member slot of bucket row b (family f) as a row of its own. Bits borrow from b's. A
+ * bucket that cannot be read, a member whose checksum fails, or a member missing from a
+ * bucket whose checksum fails, is handed out as a row whose bits do not match its
+ * checksum: the reader reports the key corrupt, and writes of it are refused, while
+ * the intact members stay readable. */
+static void member_row(const struct store *st, const struct store_row *b, const struct bucket_ref *ref,
+                       struct store_row *out)
+{
+    struct bucket_dir d;
+    *out = (struct store_row){.found = false, .nbytes = -1, .cached = b->cached, .guessed = b->guessed};
+    if (!b->found) return;
+    bool parsed = b->len > 0 && bucket_parse(b->bits, b->len, &d, NULL, 0) && d.family == ref->family;
+    int i = parsed ? bucket_find(&d, ref->slot) : -1;
+    if (parsed && i < 0 && bucket_whole(b)) return; /* not a member now */
+    if (!parsed || i < 0 || d.e[i].stub) { /* stubs: members that spilled to a row of their own (not built yet) */
+        out->found = true;
+        out->version = b->version;
+        out->bits = b->bits;
+        out->len = b->len;
+        out->checksum = ~codec_crc32c(b->bits, b->len);
+        return;
+    }
+    const struct bucket_entry *e = &d.e[i];
+    out->found = true;
+    out->version = e->version;
+    out->cardinality = (int64_t)e->cardinality;
+    out->nbytes = e->nbytes;
+    out->expire_ms = e->expire_ms;
+    out->bits = e->len ? e->val : st->empty_bits;
+    out->len = e->len ? e->len : st->empty_len;
+    uint32_t crc = e->len ? codec_crc32c(e->val, e->len) : st->empty_crc;
+    out->checksum = e->intact ? crc : ~crc;
+    out->checked = b->checked && e->intact;
+}
+
+/* The row keys of keys: each member's bucket name (into names), the others as they
+ * are. Returns how many keys are members; -1 when one's family state is unknown. */
+static long row_keys(const struct store *st, const struct store_key *keys, size_t n, struct store_key *rk,
+                     struct bucket_ref *refs)
+{
+    long members = 0;
+    for (size_t i = 0; i < n; i++) {
+        int w = where(st, keys[i].key, keys[i].len, &refs[i]);
+        if (w < 0) return -1;
+        if (w == 0) {
+            refs[i].family = BUCKET_NONE;
+            rk[i] = keys[i];
+        } else {
+            rk[i] = (struct store_key){(const uint8_t *)refs[i].bkey, refs[i].bkeylen};
+            members++;
+        }
+    }
+    return members;
+}
+
+/* Rows of keys from rows of their row keys (in place), members' deadlines applied. */
+static void members_from_rows(struct store *st, const struct bucket_ref *refs, size_t n, struct store_row *rows)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (refs[i].family == BUCKET_NONE) continue;
+        struct store_row b = rows[i];
+        member_row(st, &b, &refs[i], &rows[i]);
+        store_expire_rows(st, &rows[i], 1);
+    }
+}
+
+static bool any_member(const struct store *st, const struct store_key *keys, size_t n)
+{
+    struct bucket_ref ref;
+    for (size_t i = 0; i < n; i++)
+        if (where(st, keys[i].key, keys[i].len, &ref) != 0) return true;
+    return false;
+}
+
+/* ---- reads -------------------------------------------------------------------------- */
+
+struct bload {
+    struct sent_node sent; /* in st->bucket_loads until answered, for store_free */
+    struct store *st;
+    size_t n;
+    struct store_key *rk;
+    struct bucket_ref *refs;
+    struct store_row *rows;
+    store_load_cb cb;
+    void *arg;
+    struct db_job *handle;
+    enum store_status status;
+    const char *err;
+};
+
+static void bload_free(struct bload *bl)
+{
+    if (bl->sent.pprev) sent_unlink(&bl->sent);
+    free(bl->rk);
+    free(bl->refs);
+    free(bl->rows);
+    free(bl);
+}
+
+static void bload_deliver(const struct db_result *r, void *arg)
+{
+    struct bload *bl = arg;
+    (void)r;
+    bl->cb(bl->status, bl->err, bl->status == STORE_OK ? bl->rows : NULL, bl->arg);
+}
+
+static void bload_done(enum store_status s, const char *err, const struct store_row *rows, void *arg)
+{
+    struct bload *bl = arg;
+    bl->status = s;
+    bl->err = err;
+    if (s == STORE_OK) {
+        memcpy(bl->rows, rows, bl->n * sizeof(*rows));
+        members_from_rows(bl->st, bl->refs, bl->n, bl->rows);
+    }
+    db_complete(bl->handle, DB_OK, NULL); /* the caller's callback, unless it went away */
+    bload_free(bl);
+}
+
+/* A load that fails at once (on a later turn, as every answer). */
+static void bload_fail_cb(const struct db_result *r, void *arg)
+{
+    (void)r;
+    bload_done(STORE_UNAVAILABLE, STATE_UNKNOWN, NULL, arg);
+}
+
+struct db_job *store_load(struct store *st, const struct store_key *keys, size_t n, unsigned flags,
+                          store_load_cb cb, void *arg)
+{
+    if (!any_member(st, keys, n)) return rows_load(st, keys, n, flags, cb, arg);
+    struct bload *bl = calloc(1, sizeof(*bl));
+    if (!bl) return NULL;
+    *bl = (struct bload){.st = st, .n = n, .cb = cb, .arg = arg};
+    bl->rk = calloc(n, sizeof(*bl->rk));
+    bl->refs = calloc(n, sizeof(*bl->refs));
+    bl->rows = calloc(n, sizeof(*bl->rows));
+    if (!bl->rk || !bl->refs || !bl->rows || !(bl->handle = db_pending(st->db, bload_deliver, bl))) goto fail;
+    sent_link(&st->bucket_loads, &bl->sent);
+    struct db_job *handle = bl->handle;
+    if (row_keys(st, keys, n, bl->rk, bl->refs) < 0) {
+        if (!db_defer(st->db, bload_fail_cb, bl)) goto fail;
+        return handle;
+    }
+    if (!rows_load(st, bl->rk, n, flags, bload_done, bl)) goto fail;
+    return handle;
+fail:
+    if (bl->handle) {
+        db_cancel(bl->handle);
+        db_complete(bl->handle, DB_OK, NULL);
+    }
+    bload_free(bl);
+    return NULL;
+}
+
+#define PEEK_ON_STACK 16
+
+static bool peek_members(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
+                         struct cache_blob **held, bool guess, size_t *nguess)
+{
+    if (!any_member(st, keys, n)) return rows_peek(st, keys, n, rows, held, guess, nguess);
+    struct store_key rk_s[PEEK_ON_STACK], *rk = n <= PEEK_ON_STACK ? rk_s : malloc(n * sizeof(*rk));
+    struct bucket_ref refs_s[PEEK_ON_STACK], *refs = n <= PEEK_ON_STACK ? refs_s : malloc(n * sizeof(*refs));
+    bool ok = rk && refs && row_keys(st, keys, n, rk, refs) >= 0 && rows_peek(st, rk, n, rows, held, guess, nguess);
+    if (ok) members_from_rows(st, refs, n, rows);
+    if (rk != rk_s) free(rk);
+    if (refs != refs_s) free(refs);
+    return ok;
+}
+
+bool store_peek(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
+                struct cache_blob **held)
+{
+    size_t nguess;
+    return peek_members(st, keys, n, rows, held, false, &nguess);
+}
+
+bool store_peek_or_guess(struct store *st, const struct store_key *keys, size_t n, struct store_row *rows,
+                         struct cache_blob **held, bool *guessed)
+{
+    size_t nguess;
+    bool ok = peek_members(st, keys, n, rows, held, true, &nguess);
+    metrics.write_guessed_absent += nguess;
+    *guessed = nguess > 0;
+    return ok;
+}
+
+/* ---- writes ------------------------------------------------------------------------- */
+
+/* A store_cas call that writes members: waits its turn on its buckets, loads them,
+ * composes, and sends one write per bucket with the call's other writes. */
+struct bcas {
+    struct bcas *next;     /* in st->bucket_calls, oldest first */
+    struct store *st;
+    bool started;          /* its buckets are its own until it finishes */
+    size_t n;
+    int32_t ngroups;
+    struct store_write *w; /* copies; keys and bits in buf */
+    uint8_t *buf;
+    struct bucket_ref *refs; /* per write (family NONE: a row of its own) */
+    size_t nb;
+    struct store_key *bkeys; /* distinct buckets */
+    size_t *wb;            /* per write: its bucket's index */
+    int32_t *comp;         /* per group: the group it is sent in */
+    bool *conflict;        /* per group: the answer */
+    uint8_t **composed;    /* per bucket: the new value while the statement is built */
+    store_cas_cb cb;
+    void *arg;
+    struct db_job *handle;
+    enum store_status status;
+    const char *err;
+    char errbuf[256];
+};
+
+static void bcas_free(struct bcas *bc)
+{
+    for (size_t j = 0; bc->composed && j < bc->nb; j++) free(bc->composed[j]);
+    free(bc->composed);
+    free(bc->w);
+    free(bc->buf);
+    free(bc->refs);
+    free(bc->bkeys);
+    free(bc->wb);
+    free(bc->comp);
+    free(bc->conflict);
+    free(bc);
+}
+
+static bool same_key(const struct store_key *a, const struct store_key *b)
+{
+    return a->len == b->len && memcmp(a->key, b->key, a->len) == 0;
+}
+
+/* Whether a started call other than bc holds one of bc's buckets. */
+static bool buckets_busy(const struct bcas *bc)
+{
+    for (const struct bcas *o = bc->st->bucket_calls; o; o = o->next) {
+        if (o == bc || !o->started) continue;
+        for (size_t j = 0; j < bc->nb; j++)
+            for (size_t k = 0; k < o->nb; k++)
+                if (same_key(&bc->bkeys[j], &o->bkeys[k])) return true;
+    }
+    return false;
+}
+
+static void bcas_start(struct bcas *bc);
+
+/* Starts, oldest first, every waiting call whose buckets are free; a call waits behind
+ * an older waiting one with a common bucket, so that writes of a bucket keep their order. */
+static void run_waiting(struct store *st)
+{
+    for (struct bcas *bc = st->bucket_calls; bc; bc = bc->next) {
+        if (bc->started) continue;
+        bool blocked = buckets_busy(bc);
+        for (struct bcas *o = st->bucket_calls; !blocked && o != bc; o = o->next)
+            for (size_t j = 0; !blocked && !o->started && j < bc->nb; j++)
+                for (size_t k = 0; k < o->nb; k++)
+                    if (same_key(&bc->bkeys[j], &o->bkeys[k])) blocked = true;
+        if (!blocked) bcas_start(bc);
+    }
+}
+
+static void bcas_deliver(const struct db_result *r, void *arg)
+{
+    struct bcas *bc = arg;
+    (void)r;
+    bc->cb(bc->status, bc->err, bc->status == STORE_OK ? bc->conflict : NULL, bc->arg);
+}
+
+/* Answers bc, lets its buckets go and starts what waited for them. */
+static void bcas_finish(struct bcas *bc, enum store_status s, const char *err)
+{
+    struct store *st = bc->st;
+    struct bcas **pp = &st->bucket_calls;
+    while (*pp != bc) pp = &(*pp)->next;
+    *pp = bc->next;
+    bc->status = s;
+    bc->err = err;
+    db_complete(bc->handle, DB_OK, NULL);
+    bcas_free(bc);
+    run_waiting(st);
+}
+
+static void bcas_fail_cb(const struct db_result *r, void *arg)
+{
+    (void)r;
+    bcas_finish(arg, STORE_UNAVAILABLE, STATE_UNKNOWN);
+}
+
+static void bcas_sent(enum store_status s, const char *err, const bool *conflict, void *arg)
+{
+    struct bcas *bc = arg;
+    if (s == STORE_OK)
+        for (int32_t g = 0; g < bc->ngroups; g++) bc->conflict[g] = bc->conflict[g] || conflict[bc->comp[g]];
+    if (s != STORE_OK && err) {
+        snprintf(bc->errbuf, sizeof(bc->errbuf), "%s", err);
+        err = bc->errbuf;
+    }
+    bcas_finish(bc, s, err);
+}
+
+static int32_t comp_find(int32_t *comp, int32_t g)
+{
+    while (comp[g] != g) g = comp[g] = comp[comp[g]];
+    return g;
+}
+
+/* Whether member write w may go on the directory entry it was computed from. */
+static bool member_current(const struct bucket_dir *d, bool found, const struct store_write *w, unsigned slot)
+{
+    int i = found ? bucket_find(d, slot) : -1;
+    if (i >= 0 && d->e[i].stub) return false;
+    return w->absent ? i < 0 : i >= 0 && d->e[i].version == w->version;
+}
+
+/* The bases are loaded: check, compose, send. */
+static void bcas_based(enum store_status s, const char *err, const struct store_row *rows, void *arg)
+{
+    struct bcas *bc = arg;
+    struct store *st = bc->st;
+    struct bucket_dir *dirs = NULL;
+    struct store_write *out = NULL;
+    size_t nout = 0;
+
+    if (s != STORE_OK) {
+        if (err) snprintf(bc->errbuf, sizeof(bc->errbuf), "%s", err);
+        bcas_finish(bc, s, err ? bc->errbuf : NULL);
+        return;
+    }
+    if (!(dirs = calloc(bc->nb, sizeof(*dirs))) || !(out = calloc(bc->n + bc->nb, sizeof(*out))) ||
+        !(bc->composed = calloc(bc->nb, sizeof(*bc->composed))))
+        goto oom;
+    for (size_t j = 0; j < bc->nb; j++) {
+        char why[128];
+        bucket_init(&dirs[j], BUCKET_NONE);
+        if (!rows[j].found) continue;
+        size_t i0 = 0;
+        while (bc->refs[i0].family == BUCKET_NONE || bc->wb[i0] != j) i0++; /* a member of it */
+        bool parsed = bucket_parse(rows[j].bits, rows[j].len, &dirs[j], why, sizeof(why));
+        if (parsed && dirs[j].family != bc->refs[i0].family) {
+            snprintf(why, sizeof(why), "a bucket of another family");
+            parsed = false;
+        } else if (parsed && !bucket_whole(&rows[j])) {
+            snprintf(why, sizeof(why), "checksum mismatch (nothing is written to it until it is repaired)");
+            parsed = false;
+        }
+        if (!parsed) {
+            snprintf(bc->errbuf, sizeof(bc->errbuf), "bucket row '%.*s' is corrupt: %s", (int)bc->bkeys[j].len,
+                     (const char *)bc->bkeys[j].key, why);
+            goto fail;
+        }
+    }
+    /* a group with a member that moved is a conflict now; groups that write one bucket
+     * are sent as one */
+    for (int32_t g = 0; g < bc->ngroups; g++) bc->comp[g] = g;
+    for (size_t i = 0; i < bc->n; i++) {
+        const struct store_write *w = &bc->w[i];
+        if (bc->refs[i].family == BUCKET_NONE) continue;
+        size_t j = bc->wb[i];
+        if (!member_current(&dirs[j], rows[j].found, w, bc->refs[i].slot)) bc->conflict[w->group] = true;
+    }
+    for (size_t j = 0; j < bc->nb; j++) {
+        int32_t first = -1;
+        for (size_t i = 0; i < bc->n; i++) {
+            int32_t g = bc->w[i].group;
+            if (bc->refs[i].family == BUCKET_NONE || bc->wb[i] != j || bc->conflict[g]) continue;
+            if (first < 0)
+                first = comp_find(bc->comp, g);
+            else
+                bc->comp[comp_find(bc->comp, g)] = first;
+        }
+    }
+    for (int32_t g = 0; g < bc->ngroups; g++) bc->comp[g] = comp_find(bc->comp, g);
+    /* the members into their buckets, in the call's order */
+    for (size_t j = 0; j < bc->nb; j++) {
+        bool wrote = false, checked = false;
+        int32_t grp = -1;
+        struct bucket_dir *d = &dirs[j];
+        for (size_t i = 0; i < bc->n; i++) {
+            const struct store_write *w = &bc->w[i];
+            if (bc->refs[i].family == BUCKET_NONE || bc->wb[i] != j || bc->conflict[w->group]) continue;
+            d->family = bc->refs[i].family;
+            grp = bc->comp[w->group];
+            checked = true;
+            if (!w->bits) continue;
+            int k = bucket_find(d, bc->refs[i].slot);
+            int64_t inc = w->inc > 0 ? w->inc : 1;
+            struct bucket_entry e = {.slot = bc->refs[i].slot, .version = (k >= 0 ? d->e[k].version : 0) + inc,
+                                     .cardinality = w->cardinality, .nbytes = w->nbytes, .expire_ms = w->expire_ms,
+                                     .val = w->cardinality ? w->bits : NULL, .len = w->cardinality ? w->len : 0};
+            if (!bucket_put(d, &e)) {
+                snprintf(bc->errbuf, sizeof(bc->errbuf), "key '%.*s': a value the bucket cannot hold",
+                         (int)w->keylen, (const char *)w->key);
+                goto fail;
+            }
+            wrote = true;
+        }
+        if (!checked) continue; /* every writer of it conflicted */
+        struct store_write *o = &out[nout++];
+        *o = (struct store_write){.key = bc->bkeys[j].key, .keylen = bc->bkeys[j].len, .version = rows[j].version,
+                                  .absent = !rows[j].found, .group = grp, .inc = 1, .nbytes = -1, .bucket = true};
+        if (!wrote) continue; /* version checks only: the bucket must not have moved */
+        size_t size = bucket_size(d);
+        if (size > (size_t)st->cfg->pg_chunk_bytes) {
+            snprintf(bc->errbuf, sizeof(bc->errbuf),
+                     "bucket row '%.*s' would grow to %zu bytes, over [postgres] chunk_bytes: a member that big needs "
+                     "a row of its own, which is not built yet",
+                     (int)bc->bkeys[j].len, (const char *)bc->bkeys[j].key, size);
+            goto fail;
+        }
+        if (!(bc->composed[j] = malloc(size)) || bucket_write(d, bc->composed[j], size) != size) goto oom;
+        uint64_t existing = 0;
+        for (unsigned k = 0; k < d->n; k++)
+            existing += !d->e[k].stub && (d->e[k].cardinality > 0 || d->e[k].nbytes >= 0);
+        o->bits = bc->composed[j];
+        o->len = size;
+        o->cardinality = existing;
+        o->checksum = codec_crc32c(bc->composed[j], size);
+    }
+    for (size_t i = 0; i < bc->n; i++)
+        if (bc->refs[i].family == BUCKET_NONE && !bc->conflict[bc->w[i].group]) {
+            out[nout] = bc->w[i];
+            out[nout++].group = bc->comp[bc->w[i].group];
+        }
+    free(dirs);
+    dirs = NULL;
+    if (nout == 0) { /* every group conflicted */
+        free(out);
+        bcas_finish(bc, STORE_OK, NULL);
+        return;
+    }
+    /* rows_cas copies what it keeps; the bases' bits (rows) are not used after this */
+    bool sent = rows_cas(st, out, nout, bc->ngroups, bcas_sent, bc) != NULL;
+    free(out);
+    if (!sent) {
+        snprintf(bc->errbuf, sizeof(bc->errbuf), "out of memory");
+        bcas_finish(bc, STORE_ERROR, bc->errbuf);
+    }
+    return;
+oom:
+    snprintf(bc->errbuf, sizeof(bc->errbuf), "out of memory");
+fail:
+    free(dirs);
+    free(out);
+    bcas_finish(bc, STORE_ERROR, bc->errbuf);
+}
+
+static void bcas_start(struct bcas *bc)
+{
+    bc->started = true;
+    if (!rows_load(bc->st, bc->bkeys, bc->nb, 0, bcas_based, bc)) {
+        snprintf(bc->errbuf, sizeof(bc->errbuf), "out of memory");
+        bcas_finish(bc, STORE_ERROR, bc->errbuf);
+    }
+}
+
+struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
+                         store_cas_cb cb, void *arg)
+{
+    bool members = false;
+    struct bucket_ref ref;
+    for (size_t i = 0; i < n && !members; i++) members = where(st, w[i].key, w[i].keylen, &ref) != 0;
+    if (!members) return rows_cas(st, w, n, ngroups, cb, arg);
+
+    struct bcas *bc = calloc(1, sizeof(*bc));
+    size_t bytes = 0;
+    if (!bc) return NULL;
+    *bc = (struct bcas){.st = st, .n = n, .ngroups = ngroups, .cb = cb, .arg = arg};
+    for (size_t i = 0; i < n; i++) bytes += w[i].keylen + (w[i].bits ? w[i].len : 0);
+    bc->w = malloc(n * sizeof(*bc->w));
+    bc->buf = malloc(bytes ? bytes : 1);
+    bc->refs = calloc(n, sizeof(*bc->refs));
+    bc->bkeys = calloc(n, sizeof(*bc->bkeys));
+    bc->wb = calloc(n, sizeof(*bc->wb));
+    bc->comp = calloc(ngroups > 0 ? (size_t)ngroups : 1, sizeof(*bc->comp));
+    bc->conflict = calloc(ngroups > 0 ? (size_t)ngroups : 1, sizeof(*bc->conflict));
+    if (!bc->w || !bc->buf || !bc->refs || !bc->bkeys || !bc->wb || !bc->comp || !bc->conflict ||
+        !(bc->handle = db_pending(st->db, bcas_deliver, bc))) {
+        if (bc->handle) {
+            db_cancel(bc->handle);
+            db_complete(bc->handle, DB_OK, NULL);
+        }
+        bcas_free(bc);
+        return NULL;
+    }
+    struct db_job *handle = bc->handle;
+    bool unknown = false;
+    uint8_t *p = bc->buf;
+    for (size_t i = 0; i < n; i++) {
+        bc->w[i] = w[i];
+        /* what only rows of their own use: decoded copies, chunk plans, shared blobs */
+        bc->w[i].bm = NULL;
+        bc->w[i].narrow = false;
+        bc->w[i].blob = NULL;
+        bc->w[i].changed = NULL;
+        memcpy(p, w[i].key, w[i].keylen);
+        bc->w[i].key = p;
+        p += w[i].keylen;
+        if (w[i].bits) {
+            memcpy(p, w[i].bits, w[i].len);
+            bc->w[i].bits = p;
+            p += w[i].len;
+        }
+        int at = where(st, bc->w[i].key, bc->w[i].keylen, &bc->refs[i]);
+        if (at < 0) unknown = true;
+        if (at <= 0) {
+            bc->refs[i].family = BUCKET_NONE;
+            bc->w[i].bm = w[i].bm; /* a row of its own keeps what rows_cas may use */
+            bc->w[i].narrow = w[i].narrow;
+            bc->w[i].blob = w[i].blob;
+            bc->w[i].changed = w[i].changed;
+            continue;
+        }
+        struct store_key bk = {(const uint8_t *)bc->refs[i].bkey, bc->refs[i].bkeylen};
+        size_t j = 0;
+        while (j < bc->nb && !same_key(&bc->bkeys[j], &bk)) j++;
+        if (j == bc->nb) bc->bkeys[bc->nb++] = bk;
+        bc->wb[i] = j;
+    }
+    /* the call joins the list before anything can answer it */
+    struct bcas **pp = &st->bucket_calls;
+    while (*pp) pp = &(*pp)->next;
+    *pp = bc;
+    if (unknown) {
+        bc->started = true; /* holds nothing: answered on the next turn */
+        if (!db_defer(st->db, bcas_fail_cb, bc)) {
+            *pp = NULL;
+            db_cancel(bc->handle);
+            db_complete(bc->handle, DB_OK, NULL);
+            bcas_free(bc);
+            return NULL;
+        }
+        return handle;
+    }
+    run_waiting(st);
+    return handle;
+}
+
+void store_buckets_free(struct store *st)
+{
+    /* the statements of calls in flight are dropped by db_free without a callback */
+    while (st->bucket_calls) {
+        struct bcas *bc = st->bucket_calls;
+        st->bucket_calls = bc->next;
+        db_cancel(bc->handle);
+        db_complete(bc->handle, DB_OK, NULL);
+        bcas_free(bc);
+    }
+    while (st->bucket_loads) { /* their inner loads are dropped without a callback */
+        struct bload *bl = SENT_BATCH(st->bucket_loads, struct bload);
+        db_cancel(bl->handle);
+        db_complete(bl->handle, DB_OK, NULL);
+        bload_free(bl);
+    }
+    while (st->bucket_checks) {
+        struct state_read *sr = SENT_BATCH(st->bucket_checks, struct state_read);
+        st->bucket_checks = sr->sent.next;
+        free(sr);
+    }
+}
