@@ -289,7 +289,7 @@ checkin_variant() { # LABEL BASE RATE PERMONTH
 
   result "check-ins (002), $label" "user" "$(per "$bm_size" "$CI_USERS")" "$(per "$r_usage" "$CI_USERS")" \
     "$(per "$rw_size" "$CI_USERS")"
-  DETAILS+=("| check-ins, $label | $(thousands "$CI_USERS") users, $(thousands "$events") check-ins | $(thousands "$bm_rows") rows, bits $(thousands "$(per "$bm_bits" "$CI_USERS")") B/user | $(thousands "$r_keys") keys, \`used_memory\` +$(thousands "$(per "$r_used" "$CI_USERS")") B/user | $(thousands "$rw_n") rows |")
+  DETAILS+=("| check-ins, $label | $(thousands "$CI_USERS") users, $(thousands "$events") check-ins | $(thousands "$bm_rows") keys, bits $(thousands "$(per "$bm_bits" "$CI_USERS")") B/user | $(thousands "$r_keys") keys, \`used_memory\` +$(thousands "$(per "$r_used" "$CI_USERS")") B/user | $(thousands "$rw_n") rows |")
   rm -f -- "$ev" "$W"/checkin.*
 }
 
@@ -410,7 +410,7 @@ if [[ " $WORKLOADS " == *" receipt "* ]]; then
   [[ $rw_n == $((MSGS * (MEMBERS - 1))) ]] || die "the receipt rows table has $rw_n rows, expected $((MSGS * (MEMBERS - 1)))"
   result "200-member group receipts (001), ~half read" "message" "$(per "$bm_size" "$MSGS")" \
     "$(per "$r_usage" "$MSGS")" "$(per "$rw_size" "$MSGS")"
-  DETAILS+=("| group receipts | $(thousands "$MSGS") messages in $(thousands "$GROUPS_N") groups of $MEMBERS, $(thousands "$reads") read marks | $(thousands "$bm_rows") rows, bits $(thousands "$(per "$bm_bits" "$MSGS")") B/message | $(thousands "$r_keys") keys of $r_strlen B, \`used_memory\` +$(thousands "$(per "$r_used" "$MSGS")") B/message | $(thousands "$rw_n") rows |")
+  DETAILS+=("| group receipts | $(thousands "$MSGS") messages in $(thousands "$GROUPS_N") groups of $MEMBERS, $(thousands "$reads") read marks | $(thousands "$bm_rows") keys, bits $(thousands "$(per "$bm_bits" "$MSGS")") B/message | $(thousands "$r_keys") keys of $r_strlen B, \`used_memory\` +$(thousands "$(per "$r_used" "$MSGS")") B/message | $(thousands "$rw_n") rows |")
   LOADED+=("- **group receipts (seed 001)**: groups from $G_BASE with members $U_BASE + …, every member but the" \
     "  sender counted, each read with probability ½. bitmapd: \`R.SETINTARRAY group:{g}:msg:{m}\` with the" \
     "  receipts layout (bit 2k counted, 2k+1 read, 2s+1 the sender); the first message was built first through" \
@@ -580,7 +580,8 @@ verdict() { # OK? as a mark
   echo "\`bench/storage.sh\` ($(date -u '+%Y-%m-%d %H:%M UTC'), ${TOTAL_S}s). Each workload's data is generated once"
   echo "(\`bench/storage_gen.awk\`, seed $SEED) and loaded into the three stores, then measured:"
   echo
-  echo "- bitmapd: exactly the workload's rows of \`bitmapd.bitmaps\` (and the chunk rows of those longer than"
+  echo "- bitmapd: exactly the workload's rows of \`bitmapd.bitmaps\` (its keys' own rows, or the bucket rows that"
+  echo "  hold them when their family is in buckets, migrations/0015; and the chunk rows of those longer than"
   echo "  8 KiB, \`bitmapd.chunks\`), copied into fresh tables of the same definitions and vacuumed; their heap,"
   echo "  TOAST tables and indexes (the primary key and the expiry index, which holds only keys with a deadline;"
   echo "  the chunks' key and range)."

@@ -72,12 +72,19 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
      WHERE n.family IS NOT NULL AND slot BETWEEN 0 AND 15
 $$;
 
--- The entries of a bucket's bits (src/store/bucket.h), slots ascending: each member's
--- version, cardinality, Redis string length (NULL: none), deadline (NULL: none) and
--- value (a codec encoding; empty bytes for the empty bitmap). A stub is a member that
--- lives in a row of its own (bucket = -family): version only. Raises 22P03 on bits
--- that break the layout.
-CREATE OR REPLACE FUNCTION bitmapd._bucket_entries(bits bytea)
+-- A bucket that breaks its layout: 22P03, or (quiet) true, so that the reader returns
+-- no row at all (it has returned none yet: it checks everything first).
+CREATE OR REPLACE FUNCTION bitmapd._bucket_bad(quiet boolean, msg text) RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+BEGIN
+    IF NOT quiet THEN
+        PERFORM bitmapd._malformed(msg);
+    END IF;
+    RETURN true;
+END $$;
+
+-- The reader of _bucket_entries and _bucket_entries_safe (below).
+CREATE OR REPLACE FUNCTION bitmapd._bucket_read(bits bytea, quiet boolean)
 RETURNS TABLE (family smallint, slot integer, stub boolean, version bigint, cardinality bigint, nbytes bigint,
                expire_ms bigint, value bytea)
 LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
@@ -109,30 +116,30 @@ BEGIN
     bits := bits || ''::bytea;  -- detoast once
     total := length(bits);
     IF total < 3 OR get_byte(bits, 0) <> 179 THEN
-        PERFORM bitmapd._malformed('not a bucket (first byte 0xB3, family, count)');
+        IF bitmapd._bucket_bad(quiet, 'not a bucket (first byte 0xB3, family, count)') THEN RETURN; END IF;
     END IF;
     family := get_byte(bits, 1);
     IF family NOT IN (1, 2) THEN
-        PERFORM bitmapd._malformed(format('bucket of unknown family %s', family));
+        IF bitmapd._bucket_bad(quiet, format('bucket of unknown family %s', family)) THEN RETURN; END IF;
     END IF;
     n := get_byte(bits, 2);
     IF n > 16 THEN
-        PERFORM bitmapd._malformed(format('bucket count %s above 16', n));
+        IF bitmapd._bucket_bad(quiet, format('bucket count %s above 16', n)) THEN RETURN; END IF;
     END IF;
     pos := 3;
     FOR i IN 0 .. n - 1 LOOP
         IF pos + 2 > total THEN
-            PERFORM bitmapd._malformed(format('bucket entry %s: truncated', i));
+            IF bitmapd._bucket_bad(quiet, format('bucket entry %s: truncated', i)) THEN RETURN; END IF;
         END IF;
         slot := get_byte(bits, pos);
         flags := get_byte(bits, pos + 1);
         pos := pos + 2;
         IF slot > 15 OR slot <= prev THEN
-            PERFORM bitmapd._malformed(format('bucket entry %s: slot %s out of order or above 15', i, slot));
+            IF bitmapd._bucket_bad(quiet, format('bucket entry %s: slot %s out of order or above 15', i, slot)) THEN RETURN; END IF;
         END IF;
         prev := slot;
         IF flags & ~7 <> 0 OR (flags & 4 <> 0 AND flags <> 4) THEN
-            PERFORM bitmapd._malformed(format('bucket entry %s: flags %s', i, flags));
+            IF bitmapd._bucket_bad(quiet, format('bucket entry %s: flags %s', i, flags)) THEN RETURN; END IF;
         END IF;
         fields := ARRAY[0, 0, 0, -1]::bigint[];
         FOR f IN 1 .. 4 LOOP
@@ -141,7 +148,7 @@ BEGIN
             k := 0;
             LOOP
                 IF pos >= total THEN
-                    PERFORM bitmapd._malformed(format('bucket entry %s: truncated in its %s', i, names[f]));
+                    IF bitmapd._bucket_bad(quiet, format('bucket entry %s: truncated in its %s', i, names[f])) THEN RETURN; END IF;
                 END IF;
                 b := get_byte(bits, pos);
                 pos := pos + 1;
@@ -149,37 +156,37 @@ BEGIN
                 k := k + 1;
                 EXIT WHEN b < 128;
                 IF k = widths[f] THEN
-                    PERFORM bitmapd._malformed(format('bucket entry %s: %s varint too long', i, names[f]));
+                    IF bitmapd._bucket_bad(quiet, format('bucket entry %s: %s varint too long', i, names[f])) THEN RETURN; END IF;
                 END IF;
             END LOOP;
             IF k > 1 AND b = 0 THEN
-                PERFORM bitmapd._malformed(format('bucket entry %s: %s not a minimal varint', i, names[f]));
+                IF bitmapd._bucket_bad(quiet, format('bucket entry %s: %s not a minimal varint', i, names[f])) THEN RETURN; END IF;
             END IF;
             IF v > limits[f] THEN
-                PERFORM bitmapd._malformed(format('bucket entry %s: %s %s out of range', i, names[f], v));
+                IF bitmapd._bucket_bad(quiet, format('bucket entry %s: %s %s out of range', i, names[f], v)) THEN RETURN; END IF;
             END IF;
             fields[f] := v;
         END LOOP;
         IF (fields[2] = 0) <> (fields[3] = 0) THEN
-            PERFORM bitmapd._malformed(format('bucket entry %s: cardinality and length disagree on emptiness', i));
+            IF bitmapd._bucket_bad(quiet, format('bucket entry %s: cardinality and length disagree on emptiness', i)) THEN RETURN; END IF;
         END IF;
         exps := exps || NULL::bigint;
         IF flags & 1 <> 0 THEN
             IF pos + 8 > total THEN
-                PERFORM bitmapd._malformed(format('bucket entry %s: truncated in its deadline', i));
+                IF bitmapd._bucket_bad(quiet, format('bucket entry %s: truncated in its deadline', i)) THEN RETURN; END IF;
             END IF;
             x := 0;
             FOR k IN REVERSE 7 .. 0 LOOP
                 x := x * 256 + get_byte(bits, pos + k);
             END LOOP;
             IF x = 0 OR x > 9223372036854775807 THEN
-                PERFORM bitmapd._malformed(format('bucket entry %s: deadline %s out of range', i, x));
+                IF bitmapd._bucket_bad(quiet, format('bucket entry %s: deadline %s out of range', i, x)) THEN RETURN; END IF;
             END IF;
             exps[i + 1] := x::bigint;
             pos := pos + 8;
         END IF;
         IF pos + 4 > total THEN
-            PERFORM bitmapd._malformed(format('bucket entry %s: truncated in its checksum', i));
+            IF bitmapd._bucket_bad(quiet, format('bucket entry %s: truncated in its checksum', i)) THEN RETURN; END IF;
         END IF;
         pos := pos + 4;
         slots := slots || slot;
@@ -190,12 +197,12 @@ BEGIN
         nbs := nbs || CASE WHEN fields[4] >= 0 THEN fields[4] END;
         vals := vals + fields[3];
         IF vals > total - pos THEN
-            PERFORM bitmapd._malformed(format('bucket entry %s: values past the end of the bucket', i));
+            IF bitmapd._bucket_bad(quiet, format('bucket entry %s: values past the end of the bucket', i)) THEN RETURN; END IF;
         END IF;
     END LOOP;
     IF total - pos <> vals THEN
-        PERFORM bitmapd._malformed(format('bucket of %s entries: %s bytes after the directory, where its entries have %s',
-                                          n, total - pos, vals));
+        IF bitmapd._bucket_bad(quiet, format('bucket of %s entries: %s bytes after the directory, where its entries have %s',
+                                          n, total - pos, vals)) THEN RETURN; END IF;
     END IF;
     FOR i IN 1 .. n LOOP
         slot := slots[i];
@@ -210,8 +217,41 @@ BEGIN
     END LOOP;
 END $$;
 
+-- The entries of a bucket's bits (src/store/bucket.h), slots ascending: each member's
+-- version, cardinality, Redis string length (NULL: none), deadline (NULL: none) and
+-- value (a codec encoding; empty bytes for the empty bitmap). A stub is a member that
+-- lives in a row of its own (bucket = -family): version only. Raises 22P03 on bits
+-- that break the layout.
+CREATE OR REPLACE FUNCTION bitmapd._bucket_entries(bits bytea)
+RETURNS TABLE (family smallint, slot integer, stub boolean, version bigint, cardinality bigint, nbytes bigint,
+               expire_ms bigint, value bytea)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT * FROM bitmapd._bucket_read(bits, false)
+$$;
+
+-- The same, or nothing for bits that break the layout: for the statements that list
+-- or count keys (SCAN, KEYS, DBSIZE, bitmapd.keys), which a damaged bucket must not
+-- stop (reading one of its keys answers the error).
+CREATE OR REPLACE FUNCTION bitmapd._bucket_entries_safe(bits bytea)
+RETURNS TABLE (family smallint, slot integer, stub boolean, version bigint, cardinality bigint, nbytes bigint,
+               expire_ms bigint, value bytea)
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT * FROM bitmapd._bucket_read(bits, true)
+$$;
+
 COMMENT ON FUNCTION bitmapd._bucket_entries(bytea) IS
   'The members of a bucket row''s bits (src/store/bucket.h): slot, stub, version, cardinality, string length, deadline, value; raises 22P03 on malformed bits';
+
+
+-- Of the members of a bucket's bits that are keys at now_ms (not stubs, not deleted,
+-- not past their deadline): how many, how many have a deadline, and the sum of their
+-- deadlines minus now_ms (DBSIZE and INFO keyspace).
+CREATE OR REPLACE FUNCTION bitmapd._bucket_live(bits bytea, now_ms bigint) RETURNS bigint[]
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT ARRAY[count(*), count(e.expire_ms), coalesce(sum(e.expire_ms - now_ms), 0)]::bigint[]
+      FROM bitmapd._bucket_entries_safe(bits) e
+     WHERE NOT e.stub AND (e.cardinality > 0 OR e.nbytes IS NOT NULL) AND (e.expire_ms IS NULL OR e.expire_ms > now_ms)
+$$;
 
 -- Every key's value, wherever it is stored: the rows of single keys as they are, and
 -- each member of a bucket row under its own key (with the bucket's updated_at, and the

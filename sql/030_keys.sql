@@ -34,7 +34,14 @@ SELECT encode(key, 'escape')                             AS key,       -- printa
        to_timestamp(expire_ms / 1000.0)                    AS expires_at  -- NULL: never
   FROM bitmapd.bitmaps
  WHERE (cardinality > 0 OR nbytes IS NOT NULL) AND bitmapd.live(expire_ms)
-   AND (bucket IS NULL OR bucket < 0);  -- not the bucket rows of migrations/0015
+   AND (bucket IS NULL OR bucket < 0)  -- a key's own row; the members of bucket rows (migrations/0015):
+UNION ALL
+SELECT encode(m.key, 'escape'), m.key, octet_length(e.value), bitmapd.string_length(nullif(e.value, ''::bytea), e.nbytes),
+       e.cardinality, e.version, b.updated_at, to_timestamp(e.expire_ms / 1000.0)
+  FROM bitmapd.bitmaps b
+ CROSS JOIN LATERAL bitmapd._bucket_entries_safe(b.bits) e
+ CROSS JOIN LATERAL (SELECT bitmapd.bucket_member_key(b.key, e.slot) AS key) m
+ WHERE b.bucket > 0 AND NOT e.stub AND (e.cardinality > 0 OR e.nbytes IS NOT NULL) AND bitmapd.live(e.expire_ms);
 
 COMMENT ON VIEW bitmapd.keys IS
   'One row per key that exists for RESP: stored (compressed) bytes, logical length in bytes as a Redis string, set bits, version, deadline';
@@ -74,14 +81,36 @@ $$;
 -- can then hand its id out again for another key: the hash bits make the old cursor
 -- invalid instead of sending it somewhere else. A cursor that names no fence raises
 -- 22023 (ERR invalid cursor).
+-- The keys of a page of rows ks (in key order; bs: each bucket row's bits, NULL for a
+-- key's own row) before row key fence (NULL: all): a row's key, or the live members of
+-- a bucket row (bitmapd._bucket_entries of NULL bits yields nothing) at its place.
+CREATE OR REPLACE FUNCTION bitmapd._scan_keys(ks bytea[], bs bytea[], fence bytea, now_ms bigint)
+RETURNS TABLE (k bytea)
+LANGUAGE sql STABLE AS $$
+    SELECT x.k FROM (
+        SELECT u.k, u.o, -1 AS s FROM unnest(ks, bs) WITH ORDINALITY AS u(k, bb, o) WHERE u.bb IS NULL
+        UNION ALL
+        SELECT bitmapd.bucket_member_key(u.k, e.slot), u.o, e.slot
+          FROM unnest(ks, bs) WITH ORDINALITY AS u(k, bb, o)
+         CROSS JOIN LATERAL bitmapd._bucket_entries_safe(u.bb) e
+         WHERE NOT e.stub AND (e.cardinality > 0 OR e.nbytes IS NOT NULL)
+           AND (e.expire_ms IS NULL OR e.expire_ms > now_ms)) x
+     WHERE fence IS NULL OR ks[x.o::integer] < fence
+     ORDER BY x.o, x.s
+$$;
+
 CREATE OR REPLACE FUNCTION bitmapd.scan_page(cursor bigint, n integer, now_ms bigint)
 RETURNS TABLE (scan_key bytea, scan_next bigint)
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
     from_key  bytea := ''::bytea;
     ks        bytea[];
+    bs        bytea[];
     fence_id  bigint;
     fence_key bytea;
+    len       integer;
+    cnt       bigint := 0;
+    cut       integer;
 BEGIN
     IF cursor IS NULL OR cursor < 0 OR n IS NULL OR n < 1 OR now_ms IS NULL THEN
         RAISE EXCEPTION 'bitmapd.scan_page: invalid cursor or count' USING ERRCODE = '22023';
@@ -93,30 +122,43 @@ BEGIN
             RAISE EXCEPTION 'bitmapd.scan_page: cursor % names no fence', cursor USING ERRCODE = '22023';
         END IF;
     END IF;
-    SELECT array_agg(s.key ORDER BY s.key) INTO ks
-      FROM (SELECT b.key FROM bitmapd.bitmaps b
-             WHERE b.key >= from_key AND (b.cardinality > 0 OR b.nbytes IS NOT NULL)
-               AND (b.expire_ms IS NULL OR b.expire_ms > now_ms) AND (b.bucket IS NULL OR b.bucket < 0)
+    -- rows of live keys, and bucket rows (migrations/0015), whose live members are
+    -- listed at the bucket's place; bs holds a bucket's bits, NULL for a key's own row
+    SELECT array_agg(s.key ORDER BY s.key), array_agg(s.bbits ORDER BY s.key) INTO ks, bs
+      FROM (SELECT b.key, CASE WHEN b.bucket > 0 THEN b.bits END AS bbits FROM bitmapd.bitmaps b
+             WHERE b.key >= from_key
+               AND (((b.cardinality > 0 OR b.nbytes IS NOT NULL) AND (b.expire_ms IS NULL OR b.expire_ms > now_ms)
+                     AND (b.bucket IS NULL OR b.bucket < 0))
+                    OR b.bucket > 0)
              ORDER BY b.key LIMIT n + 1) s;
-    IF coalesce(array_length(ks, 1), 0) <= n THEN
-        RETURN QUERY SELECT u.k, NULL::bigint FROM unnest(ks) WITH ORDINALITY AS u(k, o) ORDER BY u.o;
+    -- the page ends before the row whose keys would take it past n (the (n+1)-th row
+    -- when every row is one key); a first bucket row with more than n keys is given whole
+    len := coalesce(array_length(ks, 1), 0);
+    FOR i IN 1 .. len LOOP
+        cnt := cnt + CASE WHEN bs[i] IS NULL THEN 1 ELSE (bitmapd._bucket_live(bs[i], now_ms))[1] END;
+        IF cnt > n THEN
+            cut := greatest(i, 2);
+            EXIT;
+        END IF;
+    END LOOP;
+    IF cut IS NULL OR cut > len THEN
+        RETURN QUERY SELECT x.k, NULL::bigint FROM bitmapd._scan_keys(ks, bs, NULL, now_ms) x;
         RETURN QUERY SELECT NULL::bytea, 0::bigint;
         RETURN;
     END IF;
     SELECT f.id, f.key INTO fence_id, fence_key
       FROM bitmapd.scan_fences f
-     WHERE f.key > from_key AND f.key <= ks[n + 1]
+     WHERE f.key > from_key AND f.key <= ks[cut]
      ORDER BY f.key DESC LIMIT 1;
     IF NOT FOUND THEN
         -- not waiting for the disk: a walk with a small COUNT would wait for a flush
         -- per page (the cursor's hash bits cover a fence lost in a crash)
         PERFORM set_config('synchronous_commit', 'off', true);
-        INSERT INTO bitmapd.scan_fences AS f (key) VALUES (ks[n + 1])
+        INSERT INTO bitmapd.scan_fences AS f (key) VALUES (ks[cut])
             ON CONFLICT (key) DO UPDATE SET key = excluded.key  -- another walk put it there meanwhile
             RETURNING f.id, f.key INTO fence_id, fence_key;
     END IF;
-    RETURN QUERY SELECT u.k, NULL::bigint FROM unnest(ks) WITH ORDINALITY AS u(k, o)
-                  WHERE u.k < fence_key ORDER BY u.o;
+    RETURN QUERY SELECT x.k, NULL::bigint FROM bitmapd._scan_keys(ks, bs, fence_key, now_ms) x;
     RETURN QUERY SELECT NULL::bytea, (fence_id << 16) | bitmapd._fence_tag(fence_key);
 END
 $$;

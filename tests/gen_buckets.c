@@ -8,7 +8,8 @@
  *       slot/stub/version/cardinality/nbytes/expire_ms/value hex, space-separated
  *       (stub t or f; nbytes and expire_ms empty when absent);
  *   X|name|bits hex
- *       for bytes bucket_parse refuses (SQL must raise 22P03).
+ *       for bytes bucket_parse refuses (SQL must raise 22P03);
+ *   C|name|CRC-32C of the bits (a row's checksum column), after each B line.
  * Deterministic (tests/rng.h), so every run prints the same lines. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +106,7 @@ static void value_line(const char *name, const uint8_t *buf, size_t len)
         printf("/");
         hex(e->val, e->len);
     }
-    printf("\n");
+    printf("\nC|%s|%u\n", name, codec_crc32c(buf, len));
 }
 
 static uint8_t *random_value(size_t *len, uint64_t *card)

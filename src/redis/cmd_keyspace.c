@@ -173,6 +173,7 @@ void cmd_copy(struct rcmd *c)
 #define EXISTS_SQL(n) \
     "(cardinality > 0 OR nbytes IS NOT NULL) AND (expire_ms IS NULL OR expire_ms > $" #n "::bigint) AND " SQL_KEY_ROW("")
 
+
 static void now_param(char buf[static 24], struct db_param *p)
 {
     snprintf(buf, 24, "%lld", (long long)wall_ms());
@@ -207,11 +208,21 @@ void rkv_dbsize(struct rcmd *c, rkv_keyspace_fn *cb)
     if (!o) return cb(c, NULL, "out of memory");
     *o = (struct dbsize_op){c, cb};
     now_param(now, &p);
-    /* one pass over the keys gives all three figures */
+    /* one pass over the keys gives all three figures; with a family in buckets
+     * (migrations/0015), a bucket row counts its live members, read only for those */
+    bool buckets = store_buckets_any(c->app->store);
     if (!store_query_folded(c->app->store,
-                            "SELECT count(*), count(expire_ms),"
-                            "       coalesce(avg(expire_ms - $1::bigint), 0)::int8"
-                            "  FROM bitmapd.bitmaps WHERE " EXISTS_SQL(1),
+                            buckets ? "SELECT n::int8, x::int8, CASE WHEN x > 0 THEN round(t::numeric / x)::int8 ELSE 0 END FROM ("
+                                      " SELECT count(*) FILTER (WHERE l IS NULL) + coalesce(sum(l[1]), 0) AS n,"
+                                      "        count(expire_ms) FILTER (WHERE l IS NULL) + coalesce(sum(l[2]), 0) AS x,"
+                                      "        coalesce(sum(expire_ms - $1::bigint) FILTER (WHERE l IS NULL), 0)"
+                                      "        + coalesce(sum(l[3]), 0) AS t"
+                                      "   FROM (SELECT expire_ms, CASE WHEN bucket > 0"
+                                      "                               THEN bitmapd._bucket_live(bits, $1::bigint) END AS l"
+                                      "           FROM bitmapd.bitmaps WHERE " EXISTS_SQL(1) " OR bucket > 0) r) s"
+                                    : "SELECT count(*), count(expire_ms),"
+                                      "       coalesce(avg(expire_ms - $1::bigint), 0)::int8"
+                                      "  FROM bitmapd.bitmaps WHERE " EXISTS_SQL(1),
                             1, &p, dbsize_done, o)) {
         free(o);
         cb(c, NULL, "out of memory");
@@ -331,6 +342,7 @@ struct keys_op {
     uint8_t *last;
     size_t last_len;
     bool started;
+    bool buckets; /* a family may be in bucket rows: they are expanded (store_buckets_any) */
 };
 
 #define KEYS_PAGE 1000
@@ -364,19 +376,24 @@ static void keys_done(const struct db_result *r, void *arg)
         snprintf(err, sizeof(err), "ERR bitmapd: %s", r->message ? r->message : "database unavailable");
         return keys_end(o, err);
     }
-    int rows = PQntuples(r->res);
+    /* a row: its key, the key of one member of a bucket row (column 2, else NULL),
+     * and whether that is a live key; a bucket row gives one row per member */
+    int rows = PQntuples(r->res), page = 0;
     for (int i = 0; i < rows; i++) {
         const char *k = PQgetvalue(r->res, i, 0);
         size_t kl = (size_t)PQgetlength(r->res, i, 0);
         if (o->prefix_len && (kl < o->prefix_len || memcmp(k, o->prefix, o->prefix_len) != 0)) return keys_end(o, NULL);
-        if (!PQgetisnull(r->res, i, 1) && rproto_glob(pat->ptr, pat->len, k, kl, false)) {
+        page += i == 0 || kl != (size_t)PQgetlength(r->res, i - 1, 0) || memcmp(k, PQgetvalue(r->res, i - 1, 0), kl);
+        const char *name = PQgetisnull(r->res, i, 2) ? k : PQgetvalue(r->res, i, 2);
+        size_t namel = PQgetisnull(r->res, i, 2) ? kl : (size_t)PQgetlength(r->res, i, 2);
+        if (!PQgetisnull(r->res, i, 1) && rproto_glob(pat->ptr, pat->len, name, namel, false)) {
             if (++o->nfound > (size_t)c->app->cfg->resp_keys_max) {
                 snprintf(err, sizeof(err), "ERR bitmapd: KEYS matches more than %d keys ([resp] keys_max); use SCAN",
                          c->app->cfg->resp_keys_max);
                 return keys_end(o, err);
             }
-            evbuffer_add_printf(o->found, "$%zu\r\n", kl);
-            evbuffer_add(o->found, k, kl);
+            evbuffer_add_printf(o->found, "$%zu\r\n", namel);
+            evbuffer_add(o->found, name, namel);
             evbuffer_add(o->found, "\r\n", 2);
         }
         if (i == rows - 1) {
@@ -386,7 +403,7 @@ static void keys_done(const struct db_result *r, void *arg)
             o->last_len = kl;
         }
     }
-    if (rows < KEYS_PAGE) return keys_end(o, NULL);
+    if (page < KEYS_PAGE) return keys_end(o, NULL);
     keys_next(o);
 }
 
@@ -399,13 +416,42 @@ static void keys_next(struct keys_op *o)
     struct db_param p[3] = {{from, (int)from_len, 1}, {o->started ? "1" : "0", 0, 0}};
     now_param(now, &p[2]);
     o->started = true;
-    /* the second column is NULL for rows that are not keys (deleted or expired) */
+    /* the second column is NULL for rows that are not keys (deleted or expired); with
+     * bucket rows, each gives its members (migrations/0015) in the third */
     if (!store_query_folded(c->app->store,
-                  "SELECT key, CASE WHEN " EXISTS_SQL(3) " THEN 1 END FROM bitmapd.bitmaps"
-                  " WHERE (key > $1::bytea OR ($2::int = 0 AND key = $1::bytea))"
-                  " ORDER BY key LIMIT 1000",
+                  o->buckets
+                      ? "WITH page AS (SELECT key, CASE WHEN " EXISTS_SQL(3) " THEN 1 END AS ok,"
+                        "                     CASE WHEN bucket > 0 THEN bits END AS bb FROM bitmapd.bitmaps"
+                        "               WHERE (key > $1::bytea OR ($2::int = 0 AND key = $1::bytea))"
+                        "               ORDER BY key LIMIT 1000)"
+                        " SELECT p.key, p.ok, NULL::bytea, -1 AS s FROM page p WHERE p.bb IS NULL"
+                        " UNION ALL"
+                        " SELECT p.key, CASE WHEN NOT e.stub AND (e.cardinality > 0 OR e.nbytes IS NOT NULL)"
+                        "                     AND (e.expire_ms IS NULL OR e.expire_ms > $3::bigint) THEN 1 END,"
+                        "        bitmapd.bucket_member_key(p.key, e.slot), e.slot"
+                        "   FROM page p LEFT JOIN LATERAL bitmapd._bucket_entries_safe(p.bb) e ON true"
+                        "  WHERE p.bb IS NOT NULL"
+                        " ORDER BY 1, 4"
+                      : "SELECT key, CASE WHEN " EXISTS_SQL(3) " THEN 1 END, NULL::bytea FROM bitmapd.bitmaps"
+                        " WHERE (key > $1::bytea OR ($2::int = 0 AND key = $1::bytea))"
+                        " ORDER BY key LIMIT 1000",
                   3, p, keys_done, o))
         keys_end(o, "ERR out of memory");
+}
+
+/* How much of a KEYS walk's prefix p[0..len) stays when members of a family may live
+ * in bucket rows: up to the start of a family's id part (checkin:, group:{g}:msg:). */
+static size_t keys_family_prefix(const uint8_t *p, size_t len)
+{
+    static const char ck[] = "checkin:", gp[] = "group:", msg[] = ":msg:";
+    const size_t ckl = sizeof(ck) - 1, gpl = sizeof(gp) - 1, msgl = sizeof(msg) - 1;
+    if (len > ckl && memcmp(p, ck, ckl) == 0) return ckl;
+    if (len > gpl && memcmp(p, gp, gpl) == 0) {
+        size_t i = gpl;
+        while (i < len && p[i] >= '0' && p[i] <= '9') i++;
+        if (len > i + msgl && memcmp(p + i, msg, msgl) == 0) return i + msgl;
+    }
+    return len;
 }
 
 void cmd_keys(struct rcmd *c)
@@ -428,5 +474,10 @@ void cmd_keys(struct rcmd *c)
         }
         o->prefix[o->prefix_len++] = (uint8_t)ch;
     }
+    /* with a family in buckets, a member (checkin:42) lives in a row whose name
+     * (checkin:~2) leaves the member's prefix where the id begins: the walk then covers
+     * the family's names from there (checkin:, group:{g}:msg:), and the pattern picks */
+    o->buckets = store_buckets_any(c->app->store);
+    if (o->buckets) o->prefix_len = keys_family_prefix(o->prefix, o->prefix_len);
     keys_next(o);
 }

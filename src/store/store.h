@@ -70,6 +70,10 @@ void store_keep_decoded(struct store *st, const uint8_t *key, size_t len, int64_
 /* The decoded copy kept for a cached row's bits (store_peek), or NULL; the caller owns it. */
 struct roaring_bitmap_s *store_take_decoded(struct store *st, const struct store_row *row);
 
+/* Whether keys of some family may live in bucket rows (bitmapd.bucket_state; true
+ * while the state is not known yet): statements that list keys then expand buckets. */
+bool store_buckets_any(const struct store *st);
+
 /* The store's cache (never NULL), for statistics. */
 struct cache *store_cache(struct store *st);
 struct event_base *store_event_base(struct store *st);

@@ -111,6 +111,8 @@ static int where(const struct store *st, const uint8_t *key, size_t len, struct 
 
 #define STATE_UNKNOWN "bucket state not read yet (bitmapd.bucket_state): the database is away"
 
+bool store_buckets_any(const struct store *st) { return !st->bucket_known || st->bucket_any; }
+
 /* ---- a member as a row -------------------------------------------------------------- */
 
 /* Whether bucket row b's bits are what its checksum column says (bucket.h: while they
