@@ -30,6 +30,11 @@ COMMENT ON TABLE bitmapd.bucket_state IS
 
 INSERT INTO bitmapd.bucket_state (family, name) VALUES (1, 'checkin'), (2, 'receipt');
 
+-- The bucket rows, for the statements that list their members (bitmapd.keys): without
+-- it a look-up of one key in that view would scan the table for them. Empty until a
+-- family is on; its build reads the table once (0.8 s for 7.5 million rows here).
+CREATE INDEX bitmaps_buckets ON bitmapd.bitmaps (key) WHERE bucket > 0;
+
 -- Bucket names are reserved from now on (RESP refuses them). A key that already has
 -- one would be stuck (no command could read or delete it) and would collide with its
 -- bucket's row once its family is on: the migration stops and names such keys, to be

@@ -141,6 +141,9 @@ BEGIN
             EXIT;
         END IF;
     END LOOP;
+    IF cut IS NULL AND len > n THEN
+        cut := len;  -- n + 1 rows of at most n keys (buckets without a live key): as before
+    END IF;
     IF cut IS NULL OR cut > len THEN
         RETURN QUERY SELECT x.k, NULL::bigint FROM bitmapd._scan_keys(ks, bs, NULL, now_ms) x;
         RETURN QUERY SELECT NULL::bytea, 0::bigint;

@@ -198,10 +198,24 @@ static void big(void)
         free(vals[s]);
 }
 
+/* "deadbucket": one member, deleted (no bits, no length): a bucket row with no live key. */
+static void dead(void)
+{
+    uint8_t buf[64];
+    struct bucket_dir d;
+    bucket_init(&d, BUCKET_CHECKIN);
+    struct bucket_entry e = {.slot = 3, .version = 2, .nbytes = -1};
+    if (!bucket_put(&d, &e)) exit(1);
+    size_t len = bucket_write(&d, buf, sizeof(buf));
+    if (!len) exit(1);
+    value_line("deadbucket", buf, len);
+}
+
 int main(void)
 {
     names();
     values();
     big();
+    dead();
     return 0;
 }

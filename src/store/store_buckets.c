@@ -28,7 +28,10 @@ static int64_t cell(const PGresult *res, int i, int col)
     return PQfformat(res, col) ? db_value_int8(res, i, col) : strtoll(PQgetvalue(res, i, col), NULL, 10);
 }
 
-/* Takes a state read's rows. */
+/* Takes a state read's rows. The first state known stays for the life of the
+ * process: a family switched while instances run would put writes in two places (the
+ * move of keys between layouts, with a guard for every writer, is not built yet), so a
+ * change is only reported, and applies after a restart. */
 static void take_state(struct store *st, const PGresult *res)
 {
     bool on[BUCKET_FAMILIES] = {false};
@@ -36,12 +39,15 @@ static void take_state(struct store *st, const PGresult *res)
         int64_t f = cell(res, i, 0);
         if (f > BUCKET_NONE && f < BUCKET_FAMILIES) on[f] = cell(res, i, 1) == 1;
     }
-    for (int f = 1; f < BUCKET_FAMILIES; f++) {
-        if (st->bucket_known && on[f] != st->bucket_on[f])
-            log_warn("msg=\"bucket state of a family changed while running\" family=%s on=%d", bucket_family_name(f),
-                     (int)on[f]);
-        st->bucket_on[f] = on[f];
+    if (st->bucket_known) {
+        for (int f = 1; f < BUCKET_FAMILIES; f++)
+            if (on[f] != st->bucket_on[f])
+                log_error("msg=\"bucket state of a family changed while running; ignored until a restart\" "
+                          "family=%s on=%d",
+                          bucket_family_name(f), (int)on[f]);
+        return;
     }
+    for (int f = 1; f < BUCKET_FAMILIES; f++) st->bucket_on[f] = on[f];
     st->bucket_any = false;
     for (int f = 1; f < BUCKET_FAMILIES; f++) st->bucket_any |= on[f];
     st->bucket_known = true;
@@ -50,12 +56,35 @@ static void take_state(struct store *st, const PGresult *res)
 /* A schema before migration 0015 has no families: all off. */
 static bool no_state_table(const char *sqlstate) { return sqlstate && strcmp(sqlstate, "42P01") == 0; }
 
+#define STATE_RETRY_MS 1000
+
+static void retry_arm(struct store *st)
+{
+    struct timeval tv = {STATE_RETRY_MS / 1000, (STATE_RETRY_MS % 1000) * 1000};
+    if (st->bucket_retry_ev && !event_pending(st->bucket_retry_ev, EV_TIMEOUT, NULL))
+        event_add(st->bucket_retry_ev, &tv);
+}
+
+/* Until the state is known, it is read again every second (whatever the listener does:
+ * there is none without a cache). */
+static void retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct store *st = arg;
+    (void)fd;
+    (void)what;
+    if (!st->bucket_known) {
+        store_buckets_reread(st);
+        retry_arm(st);
+    }
+}
+
 bool store_buckets_setup(struct store *st)
 {
     /* read before the first request is served: a member key must never be read from
      * (or written to) the wrong place. A database away now leaves the state unknown
      * until the listener's first connection reads it (store_buckets_reread). */
-    const char *kw[] = {"dbname", "connect_timeout", NULL}, *val[] = {st->cfg->pg_dsn, "5", NULL};
+    const char *kw[] = {"dbname", "connect_timeout", "options", NULL},
+               *val[] = {st->cfg->pg_dsn, "5", "-c statement_timeout=5000", NULL};
     PGconn *pg = PQconnectdbParams(kw, val, 1);
     if (PQstatus(pg) == CONNECTION_OK) {
         PGresult *r = PQexec(pg, SQL_BUCKET_STATE);
@@ -68,6 +97,8 @@ bool store_buckets_setup(struct store *st)
         PQclear(r);
     }
     PQfinish(pg);
+    if (!(st->bucket_retry_ev = evtimer_new(db_event_base(st->db), retry_cb, st))) return false;
+    if (!st->bucket_known) retry_arm(st);
     return true;
 }
 
@@ -153,8 +184,8 @@ static void member_row(const struct store *st, const struct store_row *b, const 
     out->bits = e->len ? e->val : st->empty_bits;
     out->len = e->len ? e->len : st->empty_len;
     uint32_t crc = e->len ? codec_crc32c(e->val, e->len) : st->empty_crc;
-    out->checksum = e->intact ? crc : ~crc;
-    out->checked = b->checked && e->intact;
+    out->checksum = e->intact ? crc : ~crc; /* not "checked": written by whichever writer, read here
+                                              * as bytes; decoding ~50 bytes is cheap */
 }
 
 /* The row keys of keys: each member's bucket name (into names), the others as they
@@ -316,6 +347,7 @@ struct bcas {
     struct bcas *next;     /* in st->bucket_calls, oldest first */
     struct store *st;
     bool started;          /* its buckets are its own until it finishes */
+    bool stuck;            /* could not even schedule its answer (out of memory) */
     size_t n;
     int32_t ngroups;
     struct store_write *w; /* copies; keys and bits in buf */
@@ -372,15 +404,22 @@ static void bcas_start(struct bcas *bc);
  * an older waiting one with a common bucket, so that writes of a bucket keep their order. */
 static void run_waiting(struct store *st)
 {
-    for (struct bcas *bc = st->bucket_calls; bc; bc = bc->next) {
-        if (bc->started) continue;
-        bool blocked = buckets_busy(bc);
-        for (struct bcas *o = st->bucket_calls; !blocked && o != bc; o = o->next)
-            for (size_t j = 0; !blocked && !o->started && j < bc->nb; j++)
-                for (size_t k = 0; k < o->nb; k++)
-                    if (same_key(&bc->bkeys[j], &o->bkeys[k])) blocked = true;
-        if (!blocked) bcas_start(bc);
-    }
+    bool started;
+    do { /* from the head again after each start: a start may change the list */
+        started = false;
+        for (struct bcas *bc = st->bucket_calls; bc && !started; bc = bc->next) {
+            if (bc->started) continue;
+            bool blocked = buckets_busy(bc);
+            for (struct bcas *o = st->bucket_calls; !blocked && o != bc; o = o->next)
+                for (size_t j = 0; !blocked && !o->started && j < bc->nb; j++)
+                    for (size_t k = 0; k < o->nb; k++)
+                        if (same_key(&bc->bkeys[j], &o->bkeys[k])) blocked = true;
+            if (!blocked) {
+                bcas_start(bc);
+                started = true;
+            }
+        }
+    } while (started);
 }
 
 static void bcas_deliver(const struct db_result *r, void *arg)
@@ -408,6 +447,12 @@ static void bcas_fail_cb(const struct db_result *r, void *arg)
 {
     (void)r;
     bcas_finish(arg, STORE_UNAVAILABLE, STATE_UNKNOWN);
+}
+
+static void bcas_cancelled_cb(const struct db_result *r, void *arg)
+{
+    (void)r;
+    bcas_finish(arg, STORE_OK, NULL); /* its caller is gone: nobody reads the answer */
 }
 
 static void bcas_sent(enum store_status s, const char *err, const bool *conflict, void *arg)
@@ -448,6 +493,10 @@ static void bcas_based(enum store_status s, const char *err, const struct store_
     if (s != STORE_OK) {
         if (err) snprintf(bc->errbuf, sizeof(bc->errbuf), "%s", err);
         bcas_finish(bc, s, err ? bc->errbuf : NULL);
+        return;
+    }
+    if (db_cancelled(bc->handle)) { /* the caller went away: nothing is written */
+        bcas_finish(bc, STORE_OK, NULL);
         return;
     }
     if (!(dirs = calloc(bc->nb, sizeof(*dirs))) || !(out = calloc(bc->n + bc->nb, sizeof(*out))) ||
@@ -568,13 +617,24 @@ fail:
     bcas_finish(bc, STORE_ERROR, bc->errbuf);
 }
 
+static void bcas_oom_cb(const struct db_result *r, void *arg)
+{
+    struct bcas *bc = arg;
+    (void)r;
+    snprintf(bc->errbuf, sizeof(bc->errbuf), "out of memory");
+    bcas_finish(bc, STORE_ERROR, bc->errbuf);
+}
+
+/* Loads the buckets, unless the caller went away meanwhile (then nothing is written, as
+ * rows_cas drops a call cancelled before it is sent). Never answers from inside: a
+ * failure is answered on a later turn. */
 static void bcas_start(struct bcas *bc)
 {
     bc->started = true;
-    if (!rows_load(bc->st, bc->bkeys, bc->nb, 0, bcas_based, bc)) {
-        snprintf(bc->errbuf, sizeof(bc->errbuf), "out of memory");
-        bcas_finish(bc, STORE_ERROR, bc->errbuf);
-    }
+    if (db_cancelled(bc->handle) ? !db_defer(bc->st->db, bcas_cancelled_cb, bc)
+                                 : !rows_load(bc->st, bc->bkeys, bc->nb, 0, bcas_based, bc) &&
+                                       !db_defer(bc->st->db, bcas_oom_cb, bc))
+        bc->stuck = true; /* out of memory twice: answered by store_free */
 }
 
 struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
@@ -611,7 +671,8 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
     uint8_t *p = bc->buf;
     for (size_t i = 0; i < n; i++) {
         bc->w[i] = w[i];
-        /* what only rows of their own use: decoded copies, chunk plans, shared blobs */
+        /* what is valid only during this call (store_types.h: decoded copies, chunk plans,
+         * shared blobs): the writes go out later, and rows_cas does without them */
         bc->w[i].bm = NULL;
         bc->w[i].narrow = false;
         bc->w[i].blob = NULL;
@@ -626,12 +687,8 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
         }
         int at = where(st, bc->w[i].key, bc->w[i].keylen, &bc->refs[i]);
         if (at < 0) unknown = true;
-        if (at <= 0) {
+        if (at <= 0) { /* a row of its own: sent later, without what is only valid during this call */
             bc->refs[i].family = BUCKET_NONE;
-            bc->w[i].bm = w[i].bm; /* a row of its own keeps what rows_cas may use */
-            bc->w[i].narrow = w[i].narrow;
-            bc->w[i].blob = w[i].blob;
-            bc->w[i].changed = w[i].changed;
             continue;
         }
         struct store_key bk = {(const uint8_t *)bc->refs[i].bkey, bc->refs[i].bkeylen};
@@ -661,6 +718,7 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
 
 void store_buckets_free(struct store *st)
 {
+    if (st->bucket_retry_ev) event_free(st->bucket_retry_ev);
     /* the statements of calls in flight are dropped by db_free without a callback */
     while (st->bucket_calls) {
         struct bcas *bc = st->bucket_calls;

@@ -200,6 +200,39 @@ fi
 expect "--migrate left $A whole (not cut into chunks)" "$biglen|0" \
     "$(sql <<<"SELECT octet_length(bits), (SELECT count(*) FROM bitmapd.chunks WHERE key = '$A') FROM bitmapd.bitmaps WHERE key = '$A'")"
 
+# A bucket row with no live key among the n + 1 rows a SCAN page reads must not end the
+# walk there (found in review): a dead bucket checkin:~98765433, then five keys after it
+# (not bucket names), walked with COUNT 3 from a fence at the bucket.
+dead=$(awk -F'|' '$1 == "B" && $2 == "deadbucket" { print $3 }' "$tmp/lines")
+deadcrc=$(awk -F'|' '$1 == "C" && $2 == "deadbucket" { print $3 }' "$tmp/lines")
+walked=$(sql <<SQL
+DELETE FROM bitmapd.bitmaps WHERE key >= 'checkin:~98765433' AND key < 'checkin:~98765433b';
+INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, bucket)
+VALUES ('checkin:~98765433', 2, decode('$dead', 'hex'), 0, $deadcrc, 1);
+INSERT INTO bitmapd.bitmaps (key, bits, cardinality, checksum)
+SELECT convert_to('checkin:~98765433a' || i, 'UTF8'), '\xb10001', 1, 0 FROM generate_series(1, 5) i;
+INSERT INTO bitmapd.scan_fences (key) VALUES ('checkin:~98765433') ON CONFLICT (key) DO NOTHING;
+CREATE FUNCTION pg_temp.walk(c bigint) RETURNS text LANGUAGE plpgsql AS \$\$
+DECLARE r record; cur bigint := c; seen text := ''; past boolean := false;
+BEGIN
+    FOR i IN 1 .. 100 LOOP
+        FOR r IN SELECT * FROM bitmapd.scan_page(cur, 3, bitmapd.now_ms()) LOOP
+            IF r.scan_key IS NULL THEN cur := r.scan_next;
+            ELSIF r.scan_key >= 'checkin:~98765433b' THEN past := true;
+            ELSIF r.scan_key >= 'checkin:~98765433a' THEN seen := seen || convert_from(r.scan_key, 'UTF8') || ' ';
+            END IF;
+        END LOOP;
+        EXIT WHEN cur = 0 OR past;
+    END LOOP;
+    RETURN seen;
+END \$\$;
+SELECT pg_temp.walk((f.id << 16) | bitmapd._fence_tag(f.key)) FROM bitmapd.scan_fences f WHERE f.key = 'checkin:~98765433';
+SQL
+)
+expect "SCAN pages (COUNT 3) from a bucket row with no live key: every key after it" \
+    "checkin:~98765433a1 checkin:~98765433a2 checkin:~98765433a3 checkin:~98765433a4 checkin:~98765433a5 " "$walked"
+sql <<<"DELETE FROM bitmapd.bitmaps WHERE key >= 'checkin:~98765433' AND key < 'checkin:~98765433b'" >/dev/null
+
 start_service --set expire.sweep_ms=100 --set expire.sweep_grace_ms=0 || finish
 K=checkin:1580246000 # a key of the family, far from the other tests' keys
 rcli DEL "$K" >/dev/null
@@ -249,7 +282,7 @@ if [[ $(sql <<<"SELECT state FROM bitmapd.bucket_state WHERE name = 'checkin'") 
     expect "a member of the hand-made $A reads over RESP as bitmapd.value_of says (BITCOUNT)" \
         "$(sql <<<"SELECT cardinality FROM bitmapd.value_of('checkin:1580246914')")" "$(rcli BITCOUNT checkin:1580246914)"
     want="$K $(seq -f 'checkin:%.0f' 1580246912 1580246927 | paste -sd' ')"
-    scan_walk 'checkin:1580246*' 5
+    scan_walk 'checkin:1580246*' 5 20000
     expect "SCAN (COUNT 5) lists $K and the 16 members of $A, each once, and ends" "$want 0" \
         "$(grep -v '^$' <<<"$SCAN_SEEN" | sort | paste -sd' ') $SCAN_CURSOR"
     expect "KEYS lists them too (its walk leaves the prefix for the family's bucket rows)" "$want" \
