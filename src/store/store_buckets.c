@@ -341,13 +341,14 @@ bool store_peek_or_guess(struct store *st, const struct store_key *keys, size_t 
 
 /* ---- writes ------------------------------------------------------------------------- */
 
-/* A store_cas call that writes members: waits its turn on its buckets, loads them,
- * composes, and sends one write per bucket with the call's other writes. */
+/* A store_cas call that writes members. It waits while a started call holds one of its
+ * buckets; then it is started with the calls waiting behind it whose buckets are all
+ * among its own (a batch: the writes of a hot bucket then leave together, as a train's
+ * do for one key), which load the buckets, compose and send one write per bucket. */
 struct bcas {
     struct bcas *next;     /* in st->bucket_calls, oldest first */
     struct store *st;
-    bool started;          /* its buckets are its own until it finishes */
-    bool stuck;            /* could not even schedule its answer (out of memory) */
+    bool started;          /* its buckets are its batch's until the batch finishes */
     size_t n;
     int32_t ngroups;
     struct store_write *w; /* copies; keys and bits in buf */
@@ -355,10 +356,7 @@ struct bcas {
     struct bucket_ref *refs; /* per write (family NONE: a row of its own) */
     size_t nb;
     struct store_key *bkeys; /* distinct buckets */
-    size_t *wb;            /* per write: its bucket's index */
-    int32_t *comp;         /* per group: the group it is sent in */
     bool *conflict;        /* per group: the answer */
-    uint8_t **composed;    /* per bucket: the new value while the statement is built */
     store_cas_cb cb;
     void *arg;
     struct db_job *handle;
@@ -367,18 +365,53 @@ struct bcas {
     char errbuf[256];
 };
 
+/* A batch of started calls, the first one's buckets loaded and written for all. */
+struct bwork {
+    struct sent_node sent; /* in st->bucket_works until finished, for store_free */
+    struct store *st;
+    struct bcas **calls;
+    size_t ncalls;
+    int32_t *goff;         /* per call: its first group in the statement */
+    size_t n;              /* the writes of every call, in call order */
+    int32_t ngroups;
+    const struct store_write **w;
+    const struct bucket_ref **refs;
+    size_t nb;             /* the buckets: the first call's */
+    const struct store_key *bkeys;
+    size_t *wb;            /* per write of a member: its bucket */
+    int32_t *grp;          /* per write: its group in the statement */
+    int32_t *comp;         /* per group: the group it is sent in */
+    bool *conflict;        /* per group: a conflict found before the statement */
+    uint8_t **composed;    /* per bucket: the new value while the statement is built */
+    char errbuf[256];
+};
+
+#define BATCH_MAX_WRITES 1000
+
 static void bcas_free(struct bcas *bc)
 {
-    for (size_t j = 0; bc->composed && j < bc->nb; j++) free(bc->composed[j]);
-    free(bc->composed);
     free(bc->w);
     free(bc->buf);
     free(bc->refs);
     free(bc->bkeys);
-    free(bc->wb);
-    free(bc->comp);
     free(bc->conflict);
     free(bc);
+}
+
+static void bwork_free(struct bwork *wk)
+{
+    if (wk->sent.pprev) sent_unlink(&wk->sent);
+    for (size_t j = 0; wk->composed && j < wk->nb; j++) free(wk->composed[j]);
+    free(wk->composed);
+    free(wk->calls);
+    free(wk->goff);
+    free(wk->w);
+    free(wk->refs);
+    free(wk->wb);
+    free(wk->grp);
+    free(wk->comp);
+    free(wk->conflict);
+    free(wk);
 }
 
 static bool same_key(const struct store_key *a, const struct store_key *b)
@@ -386,40 +419,71 @@ static bool same_key(const struct store_key *a, const struct store_key *b)
     return a->len == b->len && memcmp(a->key, b->key, a->len) == 0;
 }
 
-/* Whether a started call other than bc holds one of bc's buckets. */
-static bool buckets_busy(const struct bcas *bc)
+static bool share_bucket(const struct bcas *a, const struct bcas *b)
 {
-    for (const struct bcas *o = bc->st->bucket_calls; o; o = o->next) {
-        if (o == bc || !o->started) continue;
-        for (size_t j = 0; j < bc->nb; j++)
-            for (size_t k = 0; k < o->nb; k++)
-                if (same_key(&bc->bkeys[j], &o->bkeys[k])) return true;
-    }
+    for (size_t j = 0; j < a->nb; j++)
+        for (size_t k = 0; k < b->nb; k++)
+            if (same_key(&a->bkeys[j], &b->bkeys[k])) return true;
     return false;
 }
 
-static void bcas_start(struct bcas *bc);
+/* Every bucket of b is one of a's. */
+static bool buckets_within(const struct bcas *b, const struct bcas *a)
+{
+    for (size_t k = 0; k < b->nb; k++) {
+        size_t j = 0;
+        while (j < a->nb && !same_key(&b->bkeys[k], &a->bkeys[j])) j++;
+        if (j == a->nb) return false;
+    }
+    return true;
+}
 
-/* Starts, oldest first, every waiting call whose buckets are free; a call waits behind
- * an older waiting one with a common bucket, so that writes of a bucket keep their order. */
+static void bwork_start(struct bwork *wk);
+
+/* Starts, oldest first, each waiting call that no started or older waiting call holds
+ * back by a common bucket, with the calls it can take along. */
 static void run_waiting(struct store *st)
 {
-    bool started;
+    bool again;
     do { /* from the head again after each start: a start may change the list */
-        started = false;
-        for (struct bcas *bc = st->bucket_calls; bc && !started; bc = bc->next) {
+        again = false;
+        for (struct bcas *bc = st->bucket_calls; bc && !again; bc = bc->next) {
             if (bc->started) continue;
-            bool blocked = buckets_busy(bc);
+            bool blocked = false;
+            for (struct bcas *o = st->bucket_calls; !blocked && o; o = o->next)
+                blocked = o != bc && o->started && share_bucket(o, bc); /* held */
             for (struct bcas *o = st->bucket_calls; !blocked && o != bc; o = o->next)
-                for (size_t j = 0; !blocked && !o->started && j < bc->nb; j++)
-                    for (size_t k = 0; k < o->nb; k++)
-                        if (same_key(&bc->bkeys[j], &o->bkeys[k])) blocked = true;
-            if (!blocked) {
-                bcas_start(bc);
-                started = true;
+                blocked = !o->started && share_bucket(o, bc); /* an older one waits for it */
+            if (blocked) continue;
+            /* the batch: bc, and each later waiting call whose buckets are all bc's,
+             * unless an older waiting call it would overtake shares one with it */
+            size_t ncalls = 1, nw = bc->n;
+            for (struct bcas *o = bc->next; o; o = o->next) ncalls += !o->started;
+            struct bwork *wk = calloc(1, sizeof(*wk));
+            if (!wk || !(wk->calls = calloc(ncalls, sizeof(*wk->calls)))) {
+                free(wk);
+                return; /* out of memory: tried again when a call finishes */
             }
+            wk->st = st;
+            wk->calls[wk->ncalls++] = bc;
+            for (struct bcas *o = bc->next; o; o = o->next) {
+                if (o->started || !buckets_within(o, bc) || nw + o->n > BATCH_MAX_WRITES) continue;
+                bool overtakes = false;
+                for (struct bcas *p = bc->next; !overtakes && p != o; p = p->next) {
+                    bool taken = false;
+                    for (size_t k = 0; k < wk->ncalls; k++) taken |= wk->calls[k] == p;
+                    overtakes = !taken && !p->started && share_bucket(p, o);
+                }
+                if (overtakes) continue;
+                wk->calls[wk->ncalls++] = o;
+                nw += o->n;
+            }
+            for (size_t k = 0; k < wk->ncalls; k++) wk->calls[k]->started = true;
+            sent_link(&st->bucket_works, &wk->sent);
+            bwork_start(wk);
+            again = true;
         }
-    } while (started);
+    } while (again);
 }
 
 static void bcas_deliver(const struct db_result *r, void *arg)
@@ -429,42 +493,56 @@ static void bcas_deliver(const struct db_result *r, void *arg)
     bc->cb(bc->status, bc->err, bc->status == STORE_OK ? bc->conflict : NULL, bc->arg);
 }
 
-/* Answers bc, lets its buckets go and starts what waited for them. */
-static void bcas_finish(struct bcas *bc, enum store_status s, const char *err)
+/* Answers bc (its conflicts set), takes it out of the list and frees it. */
+static void bcas_answer(struct bcas *bc, enum store_status s, const char *err)
 {
-    struct store *st = bc->st;
-    struct bcas **pp = &st->bucket_calls;
+    struct bcas **pp = &bc->st->bucket_calls;
     while (*pp != bc) pp = &(*pp)->next;
     *pp = bc->next;
+    if (err && err != bc->errbuf) {
+        snprintf(bc->errbuf, sizeof(bc->errbuf), "%s", err);
+        err = bc->errbuf;
+    }
     bc->status = s;
     bc->err = err;
     db_complete(bc->handle, DB_OK, NULL);
     bcas_free(bc);
+}
+
+/* Answers every call of wk, lets their buckets go and starts what waited for them. */
+static void bwork_finish(struct bwork *wk, enum store_status s, const char *err)
+{
+    struct store *st = wk->st;
+    for (size_t k = 0; k < wk->ncalls; k++) bcas_answer(wk->calls[k], s, err);
+    bwork_free(wk);
     run_waiting(st);
 }
 
 static void bcas_fail_cb(const struct db_result *r, void *arg)
 {
-    (void)r;
-    bcas_finish(arg, STORE_UNAVAILABLE, STATE_UNKNOWN);
-}
-
-static void bcas_cancelled_cb(const struct db_result *r, void *arg)
-{
-    (void)r;
-    bcas_finish(arg, STORE_OK, NULL); /* its caller is gone: nobody reads the answer */
-}
-
-static void bcas_sent(enum store_status s, const char *err, const bool *conflict, void *arg)
-{
     struct bcas *bc = arg;
+    struct store *st = bc->st;
+    (void)r;
+    bcas_answer(bc, STORE_UNAVAILABLE, STATE_UNKNOWN);
+    run_waiting(st);
+}
+
+static void bwork_sent(enum store_status s, const char *err, const bool *conflict, void *arg)
+{
+    struct bwork *wk = arg;
     if (s == STORE_OK)
-        for (int32_t g = 0; g < bc->ngroups; g++) bc->conflict[g] = bc->conflict[g] || conflict[bc->comp[g]];
+        for (size_t k = 0; k < wk->ncalls; k++) {
+            struct bcas *bc = wk->calls[k];
+            for (int32_t g = 0; g < bc->ngroups; g++) {
+                int32_t at = wk->goff[k] + g;
+                bc->conflict[g] = wk->conflict[at] || conflict[wk->comp[at]];
+            }
+        }
     if (s != STORE_OK && err) {
-        snprintf(bc->errbuf, sizeof(bc->errbuf), "%s", err);
-        err = bc->errbuf;
+        snprintf(wk->errbuf, sizeof(wk->errbuf), "%s", err);
+        err = wk->errbuf;
     }
-    bcas_finish(bc, s, err);
+    bwork_finish(wk, s, err);
 }
 
 static int32_t comp_find(int32_t *comp, int32_t g)
@@ -481,35 +559,71 @@ static bool member_current(const struct bucket_dir *d, bool found, const struct 
     return w->absent ? i < 0 : i >= 0 && d->e[i].version == w->version;
 }
 
-/* The bases are loaded: check, compose, send. */
-static void bcas_based(enum store_status s, const char *err, const struct store_row *rows, void *arg)
+/* The writes of every call of wk in one list, with their groups renumbered. */
+static bool bwork_flatten(struct bwork *wk)
 {
-    struct bcas *bc = arg;
-    struct store *st = bc->st;
+    size_t n = 0;
+    int32_t ng = 0;
+    for (size_t k = 0; k < wk->ncalls; k++) {
+        n += wk->calls[k]->n;
+        ng += wk->calls[k]->ngroups;
+    }
+    wk->n = n;
+    wk->ngroups = ng;
+    if (!(wk->goff = calloc(wk->ncalls, sizeof(*wk->goff))) || !(wk->w = calloc(n ? n : 1, sizeof(*wk->w))) ||
+        !(wk->refs = calloc(n ? n : 1, sizeof(*wk->refs))) || !(wk->wb = calloc(n ? n : 1, sizeof(*wk->wb))) ||
+        !(wk->grp = calloc(n ? n : 1, sizeof(*wk->grp))) ||
+        !(wk->comp = calloc(ng > 0 ? (size_t)ng : 1, sizeof(*wk->comp))) ||
+        !(wk->conflict = calloc(ng > 0 ? (size_t)ng : 1, sizeof(*wk->conflict))) ||
+        !(wk->composed = calloc(wk->nb ? wk->nb : 1, sizeof(*wk->composed))))
+        return false;
+    size_t i = 0;
+    int32_t g0 = 0;
+    for (size_t k = 0; k < wk->ncalls; k++) {
+        struct bcas *bc = wk->calls[k];
+        wk->goff[k] = g0;
+        bool gone = db_cancelled(bc->handle); /* its caller went away: nothing of it is written */
+        for (int32_t g = 0; g < bc->ngroups; g++) wk->conflict[g0 + g] = gone;
+        for (size_t x = 0; x < bc->n; x++, i++) {
+            wk->w[i] = &bc->w[x];
+            wk->refs[i] = &bc->refs[x];
+            wk->grp[i] = g0 + bc->w[x].group;
+            if (bc->refs[x].family == BUCKET_NONE) continue;
+            struct store_key bk = {(const uint8_t *)bc->refs[x].bkey, bc->refs[x].bkeylen};
+            size_t j = 0;
+            while (j < wk->nb && !same_key(&wk->bkeys[j], &bk)) j++;
+            wk->wb[i] = j; /* always found: a batch's buckets are its first call's */
+        }
+        g0 += bc->ngroups;
+    }
+    return true;
+}
+
+/* The bases are loaded: check, compose, send. */
+static void bwork_based(enum store_status s, const char *err, const struct store_row *rows, void *arg)
+{
+    struct bwork *wk = arg;
+    struct store *st = wk->st;
     struct bucket_dir *dirs = NULL;
     struct store_write *out = NULL;
     size_t nout = 0;
 
     if (s != STORE_OK) {
-        if (err) snprintf(bc->errbuf, sizeof(bc->errbuf), "%s", err);
-        bcas_finish(bc, s, err ? bc->errbuf : NULL);
+        if (err) snprintf(wk->errbuf, sizeof(wk->errbuf), "%s", err);
+        bwork_finish(wk, s, err ? wk->errbuf : NULL);
         return;
     }
-    if (db_cancelled(bc->handle)) { /* the caller went away: nothing is written */
-        bcas_finish(bc, STORE_OK, NULL);
-        return;
-    }
-    if (!(dirs = calloc(bc->nb, sizeof(*dirs))) || !(out = calloc(bc->n + bc->nb, sizeof(*out))) ||
-        !(bc->composed = calloc(bc->nb, sizeof(*bc->composed))))
+    if (!bwork_flatten(wk) || !(dirs = calloc(wk->nb, sizeof(*dirs))) ||
+        !(out = calloc(wk->n + wk->nb, sizeof(*out))))
         goto oom;
-    for (size_t j = 0; j < bc->nb; j++) {
+    for (size_t j = 0; j < wk->nb; j++) {
         char why[128];
         bucket_init(&dirs[j], BUCKET_NONE);
         if (!rows[j].found) continue;
         size_t i0 = 0;
-        while (bc->refs[i0].family == BUCKET_NONE || bc->wb[i0] != j) i0++; /* a member of it */
+        while (wk->refs[i0]->family == BUCKET_NONE || wk->wb[i0] != j) i0++; /* a member of it */
         bool parsed = bucket_parse(rows[j].bits, rows[j].len, &dirs[j], why, sizeof(why));
-        if (parsed && dirs[j].family != bc->refs[i0].family) {
+        if (parsed && dirs[j].family != wk->refs[i0]->family) {
             snprintf(why, sizeof(why), "a bucket of another family");
             parsed = false;
         } else if (parsed && !bucket_whole(&rows[j])) {
@@ -517,51 +631,50 @@ static void bcas_based(enum store_status s, const char *err, const struct store_
             parsed = false;
         }
         if (!parsed) {
-            snprintf(bc->errbuf, sizeof(bc->errbuf), "bucket row '%.*s' is corrupt: %s", (int)bc->bkeys[j].len,
-                     (const char *)bc->bkeys[j].key, why);
+            snprintf(wk->errbuf, sizeof(wk->errbuf), "bucket row '%.*s' is corrupt: %s", (int)wk->bkeys[j].len,
+                     (const char *)wk->bkeys[j].key, why);
             goto fail;
         }
     }
     /* a group with a member that moved is a conflict now; groups that write one bucket
      * are sent as one */
-    for (int32_t g = 0; g < bc->ngroups; g++) bc->comp[g] = g;
-    for (size_t i = 0; i < bc->n; i++) {
-        const struct store_write *w = &bc->w[i];
-        if (bc->refs[i].family == BUCKET_NONE) continue;
-        size_t j = bc->wb[i];
-        if (!member_current(&dirs[j], rows[j].found, w, bc->refs[i].slot)) bc->conflict[w->group] = true;
+    for (int32_t g = 0; g < wk->ngroups; g++) wk->comp[g] = g;
+    for (size_t i = 0; i < wk->n; i++) {
+        if (wk->refs[i]->family == BUCKET_NONE) continue;
+        size_t j = wk->wb[i];
+        if (!member_current(&dirs[j], rows[j].found, wk->w[i], wk->refs[i]->slot)) wk->conflict[wk->grp[i]] = true;
     }
-    for (size_t j = 0; j < bc->nb; j++) {
+    for (size_t j = 0; j < wk->nb; j++) {
         int32_t first = -1;
-        for (size_t i = 0; i < bc->n; i++) {
-            int32_t g = bc->w[i].group;
-            if (bc->refs[i].family == BUCKET_NONE || bc->wb[i] != j || bc->conflict[g]) continue;
+        for (size_t i = 0; i < wk->n; i++) {
+            int32_t g = wk->grp[i];
+            if (wk->refs[i]->family == BUCKET_NONE || wk->wb[i] != j || wk->conflict[g]) continue;
             if (first < 0)
-                first = comp_find(bc->comp, g);
+                first = comp_find(wk->comp, g);
             else
-                bc->comp[comp_find(bc->comp, g)] = first;
+                wk->comp[comp_find(wk->comp, g)] = first;
         }
     }
-    for (int32_t g = 0; g < bc->ngroups; g++) bc->comp[g] = comp_find(bc->comp, g);
-    /* the members into their buckets, in the call's order */
-    for (size_t j = 0; j < bc->nb; j++) {
+    for (int32_t g = 0; g < wk->ngroups; g++) wk->comp[g] = comp_find(wk->comp, g);
+    /* the members into their buckets, in the calls' order */
+    for (size_t j = 0; j < wk->nb; j++) {
         bool wrote = false, checked = false;
         int32_t grp = -1;
         struct bucket_dir *d = &dirs[j];
-        for (size_t i = 0; i < bc->n; i++) {
-            const struct store_write *w = &bc->w[i];
-            if (bc->refs[i].family == BUCKET_NONE || bc->wb[i] != j || bc->conflict[w->group]) continue;
-            d->family = bc->refs[i].family;
-            grp = bc->comp[w->group];
+        for (size_t i = 0; i < wk->n; i++) {
+            const struct store_write *w = wk->w[i];
+            if (wk->refs[i]->family == BUCKET_NONE || wk->wb[i] != j || wk->conflict[wk->grp[i]]) continue;
+            d->family = wk->refs[i]->family;
+            grp = wk->comp[wk->grp[i]];
             checked = true;
             if (!w->bits) continue;
-            int k = bucket_find(d, bc->refs[i].slot);
+            int k = bucket_find(d, wk->refs[i]->slot);
             int64_t inc = w->inc > 0 ? w->inc : 1;
-            struct bucket_entry e = {.slot = bc->refs[i].slot, .version = (k >= 0 ? d->e[k].version : 0) + inc,
+            struct bucket_entry e = {.slot = wk->refs[i]->slot, .version = (k >= 0 ? d->e[k].version : 0) + inc,
                                      .cardinality = w->cardinality, .nbytes = w->nbytes, .expire_ms = w->expire_ms,
                                      .val = w->cardinality ? w->bits : NULL, .len = w->cardinality ? w->len : 0};
             if (!bucket_put(d, &e)) {
-                snprintf(bc->errbuf, sizeof(bc->errbuf), "key '%.*s': a value the bucket cannot hold",
+                snprintf(wk->errbuf, sizeof(wk->errbuf), "key '%.*s': a value the bucket cannot hold",
                          (int)w->keylen, (const char *)w->key);
                 goto fail;
             }
@@ -569,72 +682,70 @@ static void bcas_based(enum store_status s, const char *err, const struct store_
         }
         if (!checked) continue; /* every writer of it conflicted */
         struct store_write *o = &out[nout++];
-        *o = (struct store_write){.key = bc->bkeys[j].key, .keylen = bc->bkeys[j].len, .version = rows[j].version,
+        *o = (struct store_write){.key = wk->bkeys[j].key, .keylen = wk->bkeys[j].len, .version = rows[j].version,
                                   .absent = !rows[j].found, .group = grp, .inc = 1, .nbytes = -1, .bucket = true};
         if (!wrote) continue; /* version checks only: the bucket must not have moved */
         size_t size = bucket_size(d);
         if (size > (size_t)st->cfg->pg_chunk_bytes) {
-            snprintf(bc->errbuf, sizeof(bc->errbuf),
+            snprintf(wk->errbuf, sizeof(wk->errbuf),
                      "bucket row '%.*s' would grow to %zu bytes, over [postgres] chunk_bytes: a member that big needs "
                      "a row of its own, which is not built yet",
-                     (int)bc->bkeys[j].len, (const char *)bc->bkeys[j].key, size);
+                     (int)wk->bkeys[j].len, (const char *)wk->bkeys[j].key, size);
             goto fail;
         }
-        if (!(bc->composed[j] = malloc(size)) || bucket_write(d, bc->composed[j], size) != size) goto oom;
+        if (!(wk->composed[j] = malloc(size)) || bucket_write(d, wk->composed[j], size) != size) goto oom;
         uint64_t existing = 0;
         for (unsigned k = 0; k < d->n; k++)
             existing += !d->e[k].stub && (d->e[k].cardinality > 0 || d->e[k].nbytes >= 0);
-        o->bits = bc->composed[j];
+        o->bits = wk->composed[j];
         o->len = size;
         o->cardinality = existing;
-        o->checksum = codec_crc32c(bc->composed[j], size);
+        o->checksum = codec_crc32c(wk->composed[j], size);
     }
-    for (size_t i = 0; i < bc->n; i++)
-        if (bc->refs[i].family == BUCKET_NONE && !bc->conflict[bc->w[i].group]) {
-            out[nout] = bc->w[i];
-            out[nout++].group = bc->comp[bc->w[i].group];
+    for (size_t i = 0; i < wk->n; i++)
+        if (wk->refs[i]->family == BUCKET_NONE && !wk->conflict[wk->grp[i]]) {
+            out[nout] = *wk->w[i];
+            out[nout++].group = wk->comp[wk->grp[i]];
         }
     free(dirs);
     dirs = NULL;
     if (nout == 0) { /* every group conflicted */
         free(out);
-        bcas_finish(bc, STORE_OK, NULL);
+        bwork_sent(STORE_OK, NULL, wk->conflict, wk); /* conflict[comp[g]] adds nothing */
         return;
     }
     /* rows_cas copies what it keeps; the bases' bits (rows) are not used after this */
-    bool sent = rows_cas(st, out, nout, bc->ngroups, bcas_sent, bc) != NULL;
+    bool sent = rows_cas(st, out, nout, wk->ngroups, bwork_sent, wk) != NULL;
     free(out);
     if (!sent) {
-        snprintf(bc->errbuf, sizeof(bc->errbuf), "out of memory");
-        bcas_finish(bc, STORE_ERROR, bc->errbuf);
+        snprintf(wk->errbuf, sizeof(wk->errbuf), "out of memory");
+        bwork_finish(wk, STORE_ERROR, wk->errbuf);
     }
     return;
 oom:
-    snprintf(bc->errbuf, sizeof(bc->errbuf), "out of memory");
+    snprintf(wk->errbuf, sizeof(wk->errbuf), "out of memory");
 fail:
     free(dirs);
     free(out);
-    bcas_finish(bc, STORE_ERROR, bc->errbuf);
+    bwork_finish(wk, STORE_ERROR, wk->errbuf);
 }
 
-static void bcas_oom_cb(const struct db_result *r, void *arg)
+static void bwork_oom_cb(const struct db_result *r, void *arg)
 {
-    struct bcas *bc = arg;
+    struct bwork *wk = arg;
     (void)r;
-    snprintf(bc->errbuf, sizeof(bc->errbuf), "out of memory");
-    bcas_finish(bc, STORE_ERROR, bc->errbuf);
+    snprintf(wk->errbuf, sizeof(wk->errbuf), "out of memory");
+    bwork_finish(wk, STORE_ERROR, wk->errbuf);
 }
 
-/* Loads the buckets, unless the caller went away meanwhile (then nothing is written, as
- * rows_cas drops a call cancelled before it is sent). Never answers from inside: a
+/* Loads the batch's buckets. Never answers from inside (this runs within store_cas): a
  * failure is answered on a later turn. */
-static void bcas_start(struct bcas *bc)
+static void bwork_start(struct bwork *wk)
 {
-    bc->started = true;
-    if (db_cancelled(bc->handle) ? !db_defer(bc->st->db, bcas_cancelled_cb, bc)
-                                 : !rows_load(bc->st, bc->bkeys, bc->nb, 0, bcas_based, bc) &&
-                                       !db_defer(bc->st->db, bcas_oom_cb, bc))
-        bc->stuck = true; /* out of memory twice: answered by store_free */
+    wk->nb = wk->calls[0]->nb;
+    wk->bkeys = wk->calls[0]->bkeys;
+    if (!rows_load(wk->st, wk->bkeys, wk->nb, 0, bwork_based, wk) && !db_defer(wk->st->db, bwork_oom_cb, wk))
+        log_error("msg=\"out of memory: a write of bucket rows stays unanswered\"");
 }
 
 struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
@@ -654,10 +765,8 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
     bc->buf = malloc(bytes ? bytes : 1);
     bc->refs = calloc(n, sizeof(*bc->refs));
     bc->bkeys = calloc(n, sizeof(*bc->bkeys));
-    bc->wb = calloc(n, sizeof(*bc->wb));
-    bc->comp = calloc(ngroups > 0 ? (size_t)ngroups : 1, sizeof(*bc->comp));
     bc->conflict = calloc(ngroups > 0 ? (size_t)ngroups : 1, sizeof(*bc->conflict));
-    if (!bc->w || !bc->buf || !bc->refs || !bc->bkeys || !bc->wb || !bc->comp || !bc->conflict ||
+    if (!bc->w || !bc->buf || !bc->refs || !bc->bkeys || !bc->conflict ||
         !(bc->handle = db_pending(st->db, bcas_deliver, bc))) {
         if (bc->handle) {
             db_cancel(bc->handle);
@@ -695,7 +804,6 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
         size_t j = 0;
         while (j < bc->nb && !same_key(&bc->bkeys[j], &bk)) j++;
         if (j == bc->nb) bc->bkeys[bc->nb++] = bk;
-        bc->wb[i] = j;
     }
     /* the call joins the list before anything can answer it */
     struct bcas **pp = &st->bucket_calls;
@@ -719,6 +827,8 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
 void store_buckets_free(struct store *st)
 {
     if (st->bucket_retry_ev) event_free(st->bucket_retry_ev);
+    while (st->bucket_works) /* their loads and statements are dropped without a callback */
+        bwork_free(SENT_BATCH(st->bucket_works, struct bwork));
     /* the statements of calls in flight are dropped by db_free without a callback */
     while (st->bucket_calls) {
         struct bcas *bc = st->bucket_calls;

@@ -66,6 +66,7 @@ struct store {
     bool bucket_on[BUCKET_FAMILIES];
     bool bucket_any;              /* some family is on */
     struct sent_node *bucket_loads; /* reads of members waiting for their buckets' rows */
+    struct sent_node *bucket_works; /* batches of member writes started (store_buckets.c) */
     struct bcas *bucket_calls;    /* every write of members not finished (in flight or waiting) */
     struct sent_node *bucket_checks; /* state reads in flight, for store_free */
     struct event *bucket_retry_ev; /* the state read again, until one succeeds */
