@@ -349,6 +349,9 @@ struct bcas {
     struct bcas *next;     /* in st->bucket_calls, oldest first */
     struct store *st;
     bool started;          /* its buckets are its batch's until the batch finishes */
+    bool solo;             /* never batched (after its batch failed as a whole) */
+    bool plain;            /* writes a key's own row too */
+    uint32_t slots;        /* the slots it writes, when it writes one bucket */
     size_t n;
     int32_t ngroups;
     struct store_write *w; /* copies; keys and bits in buf */
@@ -427,16 +430,9 @@ static bool share_bucket(const struct bcas *a, const struct bcas *b)
     return false;
 }
 
-/* Every bucket of b is one of a's. */
-static bool buckets_within(const struct bcas *b, const struct bcas *a)
-{
-    for (size_t k = 0; k < b->nb; k++) {
-        size_t j = 0;
-        while (j < a->nb && !same_key(&b->bkeys[k], &a->bkeys[j])) j++;
-        if (j == a->nb) return false;
-    }
-    return true;
-}
+/* Whether c may share a batch with others: it writes members of one bucket and nothing
+ * else, so that an error or a conflict of the batch is one it would meet alone. */
+static bool batchable(const struct bcas *c) { return !c->solo && !c->plain && c->nb == 1; }
 
 static void bwork_start(struct bwork *wk);
 
@@ -458,16 +454,22 @@ static void run_waiting(struct store *st)
             /* the batch: bc, and each later waiting call whose buckets are all bc's,
              * unless an older waiting call it would overtake shares one with it */
             size_t ncalls = 1, nw = bc->n;
+            uint32_t slots = bc->slots;
             for (struct bcas *o = bc->next; o; o = o->next) ncalls += !o->started;
             struct bwork *wk = calloc(1, sizeof(*wk));
             if (!wk || !(wk->calls = calloc(ncalls, sizeof(*wk->calls)))) {
                 free(wk);
-                return; /* out of memory: tried again when a call finishes */
+                log_error("msg=\"out of memory: a write of bucket rows waits for the next one\"");
+                return;
             }
             wk->st = st;
             wk->calls[wk->ncalls++] = bc;
-            for (struct bcas *o = bc->next; o; o = o->next) {
-                if (o->started || !buckets_within(o, bc) || nw + o->n > BATCH_MAX_WRITES) continue;
+            for (struct bcas *o = bc->next; batchable(bc) && o; o = o->next) {
+                /* the same bucket, no slot a taken call writes (each write is checked
+                 * against the bucket as loaded), within the size */
+                if (o->started || !batchable(o) || !same_key(&o->bkeys[0], &bc->bkeys[0]) || (o->slots & slots) ||
+                    nw + o->n > BATCH_MAX_WRITES)
+                    continue;
                 bool overtakes = false;
                 for (struct bcas *p = bc->next; !overtakes && p != o; p = p->next) {
                     bool taken = false;
@@ -477,6 +479,7 @@ static void run_waiting(struct store *st)
                 if (overtakes) continue;
                 wk->calls[wk->ncalls++] = o;
                 nw += o->n;
+                slots |= o->slots;
             }
             for (size_t k = 0; k < wk->ncalls; k++) wk->calls[k]->started = true;
             sent_link(&st->bucket_works, &wk->sent);
@@ -607,6 +610,7 @@ static void bwork_based(enum store_status s, const char *err, const struct store
     struct bucket_dir *dirs = NULL;
     struct store_write *out = NULL;
     size_t nout = 0;
+    bool corrupt = false; /* a bucket that fails every writer of it */
 
     if (s != STORE_OK) {
         if (err) snprintf(wk->errbuf, sizeof(wk->errbuf), "%s", err);
@@ -633,6 +637,7 @@ static void bwork_based(enum store_status s, const char *err, const struct store
         if (!parsed) {
             snprintf(wk->errbuf, sizeof(wk->errbuf), "bucket row '%.*s' is corrupt: %s", (int)wk->bkeys[j].len,
                      (const char *)wk->bkeys[j].key, why);
+            corrupt = true;
             goto fail;
         }
     }
@@ -727,6 +732,15 @@ oom:
 fail:
     free(dirs);
     free(out);
+    if (wk->ncalls > 1 && !corrupt) { /* one call's write may be the cause: each goes again alone */
+        for (size_t k = 0; k < wk->ncalls; k++) {
+            wk->calls[k]->started = false;
+            wk->calls[k]->solo = true;
+        }
+        bwork_free(wk);
+        run_waiting(st);
+        return;
+    }
     bwork_finish(wk, STORE_ERROR, wk->errbuf);
 }
 
@@ -798,8 +812,10 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
         if (at < 0) unknown = true;
         if (at <= 0) { /* a row of its own: sent later, without what is only valid during this call */
             bc->refs[i].family = BUCKET_NONE;
+            bc->plain = true;
             continue;
         }
+        bc->slots |= 1u << bc->refs[i].slot;
         struct store_key bk = {(const uint8_t *)bc->refs[i].bkey, bc->refs[i].bkeylen};
         size_t j = 0;
         while (j < bc->nb && !same_key(&bc->bkeys[j], &bk)) j++;
