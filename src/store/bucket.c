@@ -128,23 +128,6 @@ size_t bucket_member_key(const uint8_t *bkey, size_t len, unsigned slot, char *o
 #define CRC_BYTES 4
 #define EXPIRE_BYTES 8
 
-static size_t u64_len(uint64_t v)
-{
-    size_t n = 1;
-    for (; v >= 0x80; v >>= 7)
-        n++;
-    return n;
-}
-
-static size_t put_u64(uint8_t *p, uint64_t v)
-{
-    size_t n = 0;
-    for (; v >= 0x80; v >>= 7)
-        p[n++] = (uint8_t)(v | 0x80);
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
 static void put_le(uint8_t *p, uint64_t v, int bytes)
 {
     for (int i = 0; i < bytes; i++)
@@ -168,10 +151,10 @@ static uint8_t flags_of(const struct bucket_entry *e)
 /* Bytes of e's directory entry, its checksum included. */
 static size_t entry_size(const struct bucket_entry *e)
 {
-    size_t n = 2 + u64_len((uint64_t)e->version) + CRC_BYTES;
+    size_t n = 2 + varint_len((uint64_t)e->version) + CRC_BYTES;
     if (e->stub) return n;
-    n += u64_len(e->cardinality) + u64_len(e->len);
-    if (e->nbytes >= 0) n += u64_len((uint64_t)e->nbytes);
+    n += varint_len(e->cardinality) + varint_len(e->len);
+    if (e->nbytes >= 0) n += varint_len((uint64_t)e->nbytes);
     if (e->expire_ms) n += EXPIRE_BYTES;
     return n;
 }
@@ -182,11 +165,11 @@ static size_t entry_put(uint8_t *p, const struct bucket_entry *e)
     size_t n = 0;
     p[n++] = e->slot;
     p[n++] = flags_of(e);
-    n += put_u64(p + n, (uint64_t)e->version);
+    n += leb128_put(p + n, (uint64_t)e->version);
     if (e->stub) return n;
-    n += put_u64(p + n, e->cardinality);
-    n += put_u64(p + n, e->len);
-    if (e->nbytes >= 0) n += put_u64(p + n, (uint64_t)e->nbytes);
+    n += leb128_put(p + n, e->cardinality);
+    n += leb128_put(p + n, e->len);
+    if (e->nbytes >= 0) n += leb128_put(p + n, (uint64_t)e->nbytes);
     if (e->expire_ms) {
         put_le(p + n, (uint64_t)e->expire_ms, EXPIRE_BYTES);
         n += EXPIRE_BYTES;
@@ -360,7 +343,7 @@ bool bucket_remove(struct bucket_dir *d, unsigned slot)
 
 static size_t head_size(const struct bucket_dir *d)
 {
-    return 1 + u64_len((uint64_t)d->family) + u64_len(d->n);
+    return 1 + varint_len((uint64_t)d->family) + varint_len(d->n);
 }
 
 size_t bucket_size(const struct bucket_dir *d)
@@ -377,9 +360,9 @@ size_t bucket_write(const struct bucket_dir *d, uint8_t *out, size_t cap)
     if (cap < total) return 0;
     size_t pos = 0;
     out[pos++] = BUCKET_TAG;
-    pos += put_u64(out + pos, (uint64_t)d->family);
+    pos += leb128_put(out + pos, (uint64_t)d->family);
     uint32_t head_crc = codec_crc32c(out, pos);
-    pos += put_u64(out + pos, d->n);
+    pos += leb128_put(out + pos, d->n);
     size_t vpos = total;
     for (unsigned i = 0; i < d->n; i++)
         vpos -= d->e[i].len;

@@ -157,10 +157,7 @@ bool write_dense(const roaring_bitmap_t *bm, uint8_t *buf, size_t size)
     }
     size_t pos = 0;
     buf[pos++] = DENSE_TAG;
-    uint32_t v = base8;
-    for (; v >= 0x80; v >>= 7)
-        buf[pos++] = (uint8_t)(0x80 | (v & 0x7F));
-    buf[pos++] = (uint8_t)v;
+    pos += leb128_put(buf + pos, base8);
     uint8_t *raw = buf + pos;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     free(chunk);

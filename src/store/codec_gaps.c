@@ -284,12 +284,7 @@ static void tally_pair(void *ctx, uint32_t a, uint32_t b)
     }
 }
 
-static size_t put_varint(uint8_t *buf, size_t pos, uint32_t v)
-{
-    for (; v >= 0x80; v >>= 7) buf[pos++] = (uint8_t)(0x80 | (v & 0x7F));
-    buf[pos++] = (uint8_t)v;
-    return pos;
-}
+static size_t put_varint(uint8_t *buf, size_t pos, uint32_t v) { return pos + leb128_put(buf + pos, v); }
 
 /* Consider mode (n listed values, sums s) for the plan. */
 static void consider(struct gaps_plan *best, size_t head, const struct tally *t, bool complement)

@@ -1,6 +1,6 @@
 /* leb128.h — the unsigned LEB128 varints of the stored encodings (the dense base of
- * codec_dense.c, the gaps header of codec_gaps.c): one minimal reader and the length
- * of a value's encoding. Each caller keeps its own bound and its own error wording. */
+ * codec_dense.c, the gaps header of codec_gaps.c, the directory of bucket.c): one
+ * minimal reader, one writer and the length of a value's encoding. Each caller keeps its own bound and its own error wording. */
 #ifndef BITMAPD_LEB128_H
 #define BITMAPD_LEB128_H
 
@@ -38,11 +38,21 @@ static inline enum leb128 leb128_read(const uint8_t *buf, size_t len, size_t *po
 }
 
 /* Bytes of the minimal LEB128 varint of v. */
-static inline size_t varint_len(uint32_t v)
+static inline size_t varint_len(uint64_t v)
 {
     size_t n = 1;
     for (; v >= 0x80; v >>= 7)
         n++;
+    return n;
+}
+
+/* Writes the minimal LEB128 varint of v at p (varint_len(v) bytes); their number. */
+static inline size_t leb128_put(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    for (; v >= 0x80; v >>= 7)
+        p[n++] = (uint8_t)(0x80 | (v & 0x7F));
+    p[n++] = (uint8_t)v;
     return n;
 }
 
