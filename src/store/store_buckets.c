@@ -465,18 +465,12 @@ static void run_waiting(struct store *st)
             wk->st = st;
             wk->calls[wk->ncalls++] = bc;
             for (struct bcas *o = bc->next; batchable(bc) && o; o = o->next) {
-                /* the same bucket, no slot a taken call writes (each write is checked
-                 * against the bucket as loaded), within the size */
-                if (o->started || !batchable(o) || !same_key(&o->bkeys[0], &bc->bkeys[0]) || (o->slots & slots) ||
-                    nw + o->n > BATCH_MAX_WRITES)
-                    continue;
-                bool overtakes = false;
-                for (struct bcas *p = bc->next; !overtakes && p != o; p = p->next) {
-                    bool taken = false;
-                    for (size_t k = 0; k < wk->ncalls; k++) taken |= wk->calls[k] == p;
-                    overtakes = !taken && !p->started && share_bucket(p, o);
-                }
-                if (overtakes) continue;
+                if (o->started || !share_bucket(o, bc)) continue;
+                /* the same bucket only, no slot a taken call writes (each write is checked
+                 * against the bucket as loaded), within the size; the first waiting call
+                 * of this bucket that cannot come ends the batch, so that none behind it
+                 * overtakes it (one pass over the queue) */
+                if (!batchable(o) || (o->slots & slots) || nw + o->n > BATCH_MAX_WRITES) break;
                 wk->calls[wk->ncalls++] = o;
                 nw += o->n;
                 slots |= o->slots;
