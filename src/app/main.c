@@ -20,6 +20,7 @@
 #include "redis/rimport.h"
 #include "app/routes.h"
 #include "store/store.h"
+#include "store/bucketmove.h"
 #include "domains/unread/unread.h"
 #include "domains/inbox/inbox.h"
 
@@ -32,6 +33,9 @@ static void usage(FILE *out)
             "  --migrate    apply migrations and sql/ to the database, then exit\n"
             "  --fold-flips write the flips of every chunked bitmap into its chunk rows (before\n"
             "               running a bitmapd older than migration 0010), then exit\n"
+            "  --buckets in|out FAMILY\n"
+            "               move the keys of FAMILY (checkin, receipt) into bucket rows or out of\n"
+            "               them while instances serve; restartable (docs/operations.md)\n"
             "  --print-dsn  print the configured DSN (empty when none), then exit\n"
             "  --routes     print the HTTP routes, then exit\n"
             "  import --from redis://HOST[:PORT] [--match PATTERN] [--dry-run] [--password PW]\n"
@@ -212,13 +216,15 @@ done:
 
 int main(int argc, char **argv)
 {
-    enum { OPT_SET = 256, OPT_MIGRATE, OPT_FOLD_FLIPS, OPT_PRINT_DSN, OPT_ROUTES, MODE_IMPORT };
+    enum { OPT_SET = 256, OPT_MIGRATE, OPT_FOLD_FLIPS, OPT_PRINT_DSN, OPT_ROUTES, OPT_BUCKETS, MODE_IMPORT };
     static const struct option opts[] = {
         {"config", required_argument, NULL, 'c'},   {"set", required_argument, NULL, OPT_SET},
         {"migrate", no_argument, NULL, OPT_MIGRATE}, {"print-dsn", no_argument, NULL, OPT_PRINT_DSN},
         {"routes", no_argument, NULL, OPT_ROUTES},   {"help", no_argument, NULL, 'h'},
         {"fold-flips", no_argument, NULL, OPT_FOLD_FLIPS},
+        {"buckets", required_argument, NULL, OPT_BUCKETS},
         {NULL, 0, NULL, 0}};
+    const char *buckets_dir = NULL, *buckets_family = NULL;
     struct config cfg;
     const char *path = "service.ini";
     bool path_given = false;
@@ -232,11 +238,13 @@ int main(int argc, char **argv)
         case 'c': path = optarg; path_given = true; break;
         case OPT_SET: sets[nsets++] = optarg; break;
         case OPT_MIGRATE: case OPT_FOLD_FLIPS: case OPT_PRINT_DSN: case OPT_ROUTES: mode = opt; break;
+        case OPT_BUCKETS: mode = opt; buckets_dir = optarg; break;
         case 'h': usage(stdout); free(sets); return 0;
         default: usage(stderr); free(sets); return 2;
         }
     }
     if (sets && optind < argc && strcmp(argv[optind], "import") == 0 && !mode) mode = MODE_IMPORT;
+    if (sets && mode == OPT_BUCKETS && optind < argc) buckets_family = argv[optind++];
     g_src.path = path;
     g_src.required = path_given;
     g_src.sets = sets;
@@ -273,6 +281,17 @@ int main(int argc, char **argv)
         cfg.cache_max_mb = 0; /* a one-shot writer reads nothing twice: no cache, no listener */
         rc = rimport_main(&cfg, argc - optind, argv + optind);
         break;
+    case OPT_BUCKETS: {
+        const char *w = getenv("BITMAPD_BUCKETS_WAIT_S");
+        if (!*cfg.pg_dsn) {
+            fprintf(stderr, "bitmapd: no database configured ([postgres] dsn or BITMAPD_DSN)\n");
+            rc = 2;
+        } else {
+            rc = bucketmove_main(cfg.pg_dsn, (size_t)cfg.pg_chunk_bytes, buckets_dir, buckets_family,
+                                 w ? atoi(w) : 0);
+        }
+        break;
+    }
     case OPT_MIGRATE:
     case OPT_FOLD_FLIPS:
         if (!*cfg.pg_dsn) {

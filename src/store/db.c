@@ -38,6 +38,8 @@ struct db_job {
     bool local;          /* db_defer(): no statement, answered DB_OK on the next turn */
     int stmt;            /* db_query_prepared(): the statement's number, else -1 */
     bool preparing;      /* the Parse of stmt is in flight on this job's connection */
+    bool session;        /* the settings of db_set_session(), run before a connection's next job */
+    unsigned session_gen;
     struct event *timer; /* queue deadline, or immediate failure */
     PGresult *res;       /* first result of the statement */
     const char *fail_message;
@@ -58,6 +60,8 @@ struct db_conn {
     bool listener; /* the LISTEN connection: takes no job of the queue */
     bool tried;    /* connected or tried before: the next attempt is a reconnect */
     bool prepared[DB_MAX_PREPARED]; /* statements parsed on this server connection */
+    unsigned session_gen; /* the db_set_session() statement this server session has run */
+    struct db_job *after; /* the job waiting while that statement runs first */
 };
 
 struct db {
@@ -75,6 +79,8 @@ struct db {
     struct db_conn *listen;   /* NULL until db_listen() */
     char *listen_channel;
     const char *listen_setup; /* run before LISTEN (db_listen_setup) */
+    char *session_sql;        /* run by each server session before its next job (db_set_session) */
+    unsigned session_gen;     /* +1 at each db_set_session() */
     bool listen_up;
     db_notify_cb on_notify;
     db_listen_state_cb on_listen_state;
@@ -317,7 +323,7 @@ static bool conn_is_up(const struct db_conn *c) { return c->state == CONN_IDLE |
 static void conn_lost(struct db_conn *c, const char *why)
 {
     struct db *db = c->db;
-    struct db_job *job = c->job;
+    struct db_job *job = c->job, *after = c->after;
     char reason[256];
 
     snprintf(reason, sizeof(reason), "%s", why); /* why may point into the PGconn */
@@ -329,6 +335,8 @@ static void conn_lost(struct db_conn *c, const char *why)
     if (c->pg) PQfinish(c->pg);
     c->pg = NULL;
     c->job = NULL;
+    c->after = NULL;
+    c->session_gen = 0; /* a new server session has run nothing */
     conn_set_state(c, CONN_DOWN);
     /* jittered exponential backoff: between half and all of the current step */
     c->backoff_ms = c->backoff_ms ? c->backoff_ms * 2 : db->cfg->pg_reconnect_min_ms;
@@ -345,6 +353,11 @@ static void conn_lost(struct db_conn *c, const char *why)
         free(job->fail_copy);
         job->fail_copy = strdup(reason);
         job_fail_soon(job, job->fail_copy ? job->fail_copy : "connection lost");
+    }
+    if (after) {
+        free(after->fail_copy);
+        after->fail_copy = strdup(reason);
+        job_fail_soon(after, after->fail_copy ? after->fail_copy : "connection lost");
     }
 }
 
@@ -393,6 +406,45 @@ static void conn_start_connect(struct db_conn *c)
 static void conn_run(struct db_conn *c, struct db_job *job);
 static struct db_job *job_new(struct db *db, const char *sql, int nparams, const struct db_param *params,
                               db_cb cb, void *arg);
+
+static void session_job_cb(const struct db_result *r, void *arg)
+{
+    (void)r;
+    (void)arg;
+}
+
+/* The statement of db_set_session() as a job of its own (its outcome is read by
+ * conn_read_busy, and a failure drops the connection). */
+static struct db_job *session_job(struct db *db)
+{
+    struct db_job *set = job_new(db, db->session_sql, 0, NULL, session_job_cb, NULL);
+    if (set) {
+        set->session = true;
+        set->session_gen = db->session_gen;
+    }
+    return set;
+}
+
+void db_set_session(struct db *db, const char *sql)
+{
+    char *copy = strdup(sql);
+    if (!copy) {
+        log_error("msg=\"out of memory: the session settings stay as they were\"");
+        return;
+    }
+    free(db->session_sql);
+    db->session_sql = copy;
+    db->session_gen++;
+    /* idle sessions take them now (an operator waits for them in pg_stat_activity);
+     * busy ones before their next job */
+    for (int i = -1; i < db->nconns; i++) {
+        struct db_conn *c = i < 0 ? db->listen : &db->conns[i];
+        if (!c || c->state != CONN_IDLE || c->job || (c->listener && !db->listen_up)) continue;
+        struct db_job *set = session_job(db);
+        if (!set) return;
+        conn_run(c, set);
+    }
+}
 
 /* LISTEN or the setup before it failed on a connection still up: drop it and retry. */
 static void listen_failed(struct db_conn *c, const struct db_result *r)
@@ -473,10 +525,17 @@ static void conn_poll_connect(struct db_conn *c)
         if (!c->listener) c->backoff_ms = 0; /* the listener: once LISTEN succeeds */
         conn_set_state(c, CONN_IDLE);
         conn_arm(c, EV_READ, 0);
-        if (c->listener)
+        if (c->listener) {
             listen_start(c);
-        else
+        } else if (c->db->session_sql) { /* before it serves: an idle session shows them too */
+            struct db_job *set = session_job(c->db);
+            if (set)
+                conn_run(c, set);
+            else
+                db_dispatch(c->db);
+        } else {
             db_dispatch(c->db);
+        }
         return;
     default:
         conn_lost(c, PQerrorMessage(c->pg));
@@ -502,8 +561,20 @@ static void conn_run(struct db_conn *c, struct db_job *job)
 {
     char name[32];
     int ok;
-    c->job = job;
+    struct db *db = c->db;
     conn_set_state(c, CONN_BUSY);
+    if (job && !job->session && db->session_sql && c->session_gen != db->session_gen) {
+        /* the session's settings first (db_set_session); the job once they are read */
+        struct db_job *set = session_job(db);
+        if (!set) {
+            c->job = job;
+            conn_lost(c, "out of memory");
+            return;
+        }
+        c->after = job;
+        job = set;
+    }
+    c->job = job;
     if (job->stmt < 0) {
         ok = PQsendQueryParams(c->pg, job->sql, job->nparams, NULL, job->values, job->lengths, job->formats, 1);
     } else {
@@ -549,6 +620,29 @@ static void conn_read_busy(struct db_conn *c)
             c->job->res = NULL;
             c->prepared[c->job->stmt] = true;
             conn_run(c, c->job);
+            return;
+        }
+        if (!res && c->job->session) { /* the session's settings were read: now the job, if any */
+            struct db_job *set = c->job, *job = c->after;
+            ExecStatusType st = set->res ? PQresultStatus(set->res) : PGRES_FATAL_ERROR;
+            bool ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+            char why[200];
+            snprintf(why, sizeof(why), "session settings failed: %s",
+                     set->res ? PQresultErrorMessage(set->res) : "no result");
+            c->after = NULL;
+            if (ok) c->session_gen = set->session_gen;
+            job_free(set);
+            c->job = job;
+            if (!ok) {
+                conn_lost(c, why);
+            } else if (job) {
+                conn_run(c, job);
+            } else {
+                conn_set_state(c, CONN_IDLE);
+                conn_arm(c, EV_READ, 0);
+                if (!c->listener) db_dispatch(c->db);
+                conn_drain_notifies(c);
+            }
             return;
         }
         if (!res) {
@@ -721,6 +815,7 @@ struct db_job *db_listener_query(struct db *db, const char *sql, int nparams, co
 
 static void conn_free(struct db_conn *c)
 {
+    if (c->after) job_free(c->after);
     if (c->job) job_free(c->job);
     if (c->pg) PQfinish(c->pg);
     if (c->io) event_free(c->io);
@@ -745,6 +840,7 @@ void db_free(struct db *db)
     for (int i = 0; db->conns && i < db->nconns; i++) conn_free(&db->conns[i]);
     free(db->conns);
     free(db->dsn);
+    free(db->session_sql);
     free(db);
 }
 

@@ -82,6 +82,11 @@ bool db_listen(struct db *db, const char *channel, db_notify_cb on_notify, db_li
 void db_listen_setup(struct db *db, const char *sql);
 bool db_listening(const struct db *db);
 
+/* One statement every server session of the pool and the listener runs before its
+ * next job (settings: set_config(..., false)), from now on and after each reconnect;
+ * idle sessions run it at once. A session whose run fails is dropped and reconnects. */
+void db_set_session(struct db *db, const char *sql);
+
 /* This process's instance token (16 hex digits), the setting bitmapd.instance of
  * every connection it opens. */
 const char *db_instance(const struct db *db);

@@ -45,6 +45,10 @@ struct db_job *store_ping(struct store *st, db_cb cb, void *arg)
 static void store_on_notify(const char *payload, void *arg)
 {
     struct store *st = arg;
+    if (strcmp(payload, "!buckets") == 0) { /* a family's state changed (bitmapd --buckets) */
+        store_buckets_reread(st);
+        return;
+    }
     if (payload[0] == '!') { /* the write-behind log's (migration 0009) */
         if (wlog_on_notify(st->wl, payload)) return;
         if (strncmp(payload, "!w,", 3) == 0) {

@@ -18,9 +18,18 @@
 
 #include "store/store_internal.h"
 
-/* ---- which families are on ------------------------------------------------------ */
+/* ---- where each family's keys are ------------------------------------------------ */
 
-static const char SQL_BUCKET_STATE[] = "SELECT family::int8, (state = 'on')::int::int8 FROM bitmapd.bucket_state";
+/* The states of migration 0015 and what an instance does in each (docs/design.md,
+ * "Moving keys between layouts"): off, every key in its own row; on, members in
+ * buckets; moving_in and moving_out (bitmapd --buckets), a member in either home,
+ * read from both and written to the new one. */
+enum { BSTATE_OFF, BSTATE_IN, BSTATE_ON, BSTATE_OUT };
+
+static const char SQL_BUCKET_STATE[] =
+    "SELECT family::int8, CASE state WHEN 'moving_in' THEN 1 WHEN 'on' THEN 2 WHEN 'moving_out' THEN 3 ELSE 0 END::int8,"
+    "       gen::int8"
+    "  FROM bitmapd.bucket_state";
 
 /* One cell of a state read: text (PQexec) or binary (the pool). */
 static int64_t cell(const PGresult *res, int i, int col)
@@ -28,29 +37,41 @@ static int64_t cell(const PGresult *res, int i, int col)
     return PQfformat(res, col) ? db_value_int8(res, i, col) : strtoll(PQgetvalue(res, i, col), NULL, 10);
 }
 
-/* Takes a state read's rows. The first state known stays for the life of the
- * process: a family switched while instances run would put writes in two places (the
- * move of keys between layouts, with a guard for every writer, is not built yet), so a
- * change is only reported, and applies after a restart. */
+static const char *const state_names[] = {"off", "moving_in", "on", "moving_out"};
+
+/* Takes a state read's rows. The database's guard (migration 0016) refuses a write of
+ * a family's rows from a session whose bitmapd.bucket_epoch is not the sum of the
+ * generations, so the epoch this instance acts on goes to each of its sessions (and
+ * into application_name, where bitmapd --buckets waits for every instance to show it). */
 static void take_state(struct store *st, const PGresult *res)
 {
-    bool on[BUCKET_FAMILIES] = {false};
+    uint8_t state[BUCKET_FAMILIES] = {0};
+    int64_t epoch = 0;
     for (int i = 0; i < PQntuples(res); i++) {
-        int64_t f = cell(res, i, 0);
-        if (f > BUCKET_NONE && f < BUCKET_FAMILIES) on[f] = cell(res, i, 1) == 1;
+        int64_t f = cell(res, i, 0), s = cell(res, i, 1);
+        if (f > BUCKET_NONE && f < BUCKET_FAMILIES && s >= BSTATE_OFF && s <= BSTATE_OUT) state[f] = (uint8_t)s;
+        epoch += cell(res, i, 2);
     }
-    if (st->bucket_known) {
-        for (int f = 1; f < BUCKET_FAMILIES; f++)
-            if (on[f] != st->bucket_on[f])
-                log_error("msg=\"bucket state of a family changed while running; ignored until a restart\" "
-                          "family=%s on=%d",
-                          bucket_family_name(f), (int)on[f]);
-        return;
+    bool changed = !st->bucket_known || epoch != st->bucket_epoch;
+    for (int f = 1; f < BUCKET_FAMILIES; f++) {
+        if (st->bucket_known && state[f] != st->bucket_state[f])
+            log_info("msg=\"bucket state of a family changed\" family=%s from=%s to=%s epoch=%lld",
+                     bucket_family_name(f), state_names[st->bucket_state[f]], state_names[state[f]],
+                     (long long)epoch);
+        st->bucket_state[f] = state[f];
     }
-    for (int f = 1; f < BUCKET_FAMILIES; f++) st->bucket_on[f] = on[f];
     st->bucket_any = false;
-    for (int f = 1; f < BUCKET_FAMILIES; f++) st->bucket_any |= on[f];
+    for (int f = 1; f < BUCKET_FAMILIES; f++) st->bucket_any |= state[f] != BSTATE_OFF;
+    st->bucket_epoch = epoch;
     st->bucket_known = true;
+    if (changed) {
+        char sql[200];
+        snprintf(sql, sizeof(sql),
+                 "SELECT set_config('bitmapd.bucket_epoch', '%lld', false),"
+                 " set_config('application_name', 'bitmapd e=%lld', false)",
+                 (long long)epoch, (long long)epoch);
+        db_set_session(st->db, sql);
+    }
 }
 
 /* A schema before migration 0015 has no families: all off. */
@@ -65,17 +86,16 @@ static void retry_arm(struct store *st)
         event_add(st->bucket_retry_ev, &tv);
 }
 
-/* Until the state is known, it is read again every second (whatever the listener does:
- * there is none without a cache). */
+/* The state is read again every second (a notification of bitmapd --buckets makes it
+ * sooner; there is no listener without a cache): until it is known, and then to
+ * follow a move of keys, which waits for every instance to act on its new state. */
 static void retry_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct store *st = arg;
     (void)fd;
     (void)what;
-    if (!st->bucket_known) {
-        store_buckets_reread(st);
-        retry_arm(st);
-    }
+    if (!st->bucket_checks) store_buckets_reread(st);
+    retry_arm(st);
 }
 
 bool store_buckets_setup(struct store *st)
@@ -98,7 +118,7 @@ bool store_buckets_setup(struct store *st)
     }
     PQfinish(pg);
     if (!(st->bucket_retry_ev = evtimer_new(db_event_base(st->db), retry_cb, st))) return false;
-    if (!st->bucket_known) retry_arm(st);
+    retry_arm(st);
     return true;
 }
 
@@ -130,14 +150,26 @@ void store_buckets_reread(struct store *st)
     }
 }
 
-/* Where key lives: *ref filled and 1 when it is a member of a family that is on; 0 for
- * a row of its own; -1 when it is a member of a family whose state is not known yet. */
+/* Where key lives: 0 in a row of its own; *ref filled and W_BUCKET when it is a member
+ * of a family that is on, W_IN or W_OUT when its family is moving (in its bucket or in
+ * its own row); -1 when it is a member of a family whose state is not known yet. */
+enum { W_ROW, W_BUCKET, W_IN, W_OUT };
+
 static int where(const struct store *st, const uint8_t *key, size_t len, struct bucket_ref *ref)
 {
-    if (st->bucket_known && !st->bucket_any) return 0; /* every family off: nothing to look up */
-    if (!bucket_of(key, len, ref)) return 0;
+    if (st->bucket_known && !st->bucket_any) return W_ROW; /* every family off: nothing to look up */
+    if (!bucket_of(key, len, ref)) return W_ROW;
     if (!st->bucket_known) return -1;
-    return st->bucket_on[ref->family] ? 1 : 0;
+    switch (st->bucket_state[ref->family]) {
+    case BSTATE_ON:
+        return W_BUCKET;
+    case BSTATE_IN:
+        return W_IN;
+    case BSTATE_OUT:
+        return W_OUT;
+    default:
+        return W_ROW;
+    }
 }
 
 #define STATE_UNKNOWN "bucket state not read yet (bitmapd.bucket_state): the database is away"
@@ -188,34 +220,66 @@ static void member_row(const struct store *st, const struct store_row *b, const 
                                               * as bytes; decoding ~50 bytes is cheap */
 }
 
-/* The row keys of keys: each member's bucket name (into names), the others as they
- * are. Returns how many keys are members; -1 when one's family state is unknown. */
+/* A key of a read or write, as the store finds it: its bucket (family NONE: a row of
+ * its own only), where (W_*), and for a member of a moving family the index of its own
+ * row among the row keys. */
+struct mkey {
+    struct bucket_ref r;
+    int w;
+    size_t own;
+};
+
+/* Whether row r of a key's own row says nothing more than "no key": a member of a
+ * family moving in leaves one (its value moved to the bucket), and its bucket entry
+ * then wins. Any other own row is the key's value, in either direction of a move:
+ * the writers of a moving family never leave a value in both homes. */
+static bool own_row_empty(const struct store_row *r) { return !r->found || (r->cardinality == 0 && r->nbytes < 0); }
+
+/* The row keys of keys: each member's bucket name (into rk[0..n)), the others as they
+ * are; after them, the own rows of members of moving families. Returns how many row
+ * keys (n .. 2n); -1 when a key's family state is unknown. */
 static long row_keys(const struct store *st, const struct store_key *keys, size_t n, struct store_key *rk,
-                     struct bucket_ref *refs)
+                     struct mkey *m)
 {
-    long members = 0;
+    size_t nk = n;
     for (size_t i = 0; i < n; i++) {
-        int w = where(st, keys[i].key, keys[i].len, &refs[i]);
+        int w = where(st, keys[i].key, keys[i].len, &m[i].r);
         if (w < 0) return -1;
-        if (w == 0) {
-            refs[i].family = BUCKET_NONE;
+        m[i].w = w;
+        if (w == W_ROW) {
+            m[i].r.family = BUCKET_NONE;
             rk[i] = keys[i];
-        } else {
-            rk[i] = (struct store_key){(const uint8_t *)refs[i].bkey, refs[i].bkeylen};
-            members++;
+            continue;
+        }
+        rk[i] = (struct store_key){(const uint8_t *)m[i].r.bkey, m[i].r.bkeylen};
+        if (w == W_IN || w == W_OUT) {
+            m[i].own = nk;
+            rk[nk++] = keys[i];
         }
     }
-    return members;
+    return (long)nk;
 }
 
-/* Rows of keys from rows of their row keys (in place), members' deadlines applied. */
-static void members_from_rows(struct store *st, const struct bucket_ref *refs, size_t n, struct store_row *rows)
+/* Rows of keys (out[0..n)) from rows of their row keys (rows), members' deadlines
+ * applied. A member of a moving family is its own row when that holds a value, else
+ * its bucket entry, else its own row (empty or absent). */
+static void members_from_rows(struct store *st, const struct mkey *m, size_t n, const struct store_row *rows,
+                              struct store_row *out)
 {
     for (size_t i = 0; i < n; i++) {
-        if (refs[i].family == BUCKET_NONE) continue;
-        struct store_row b = rows[i];
-        member_row(st, &b, &refs[i], &rows[i]);
-        store_expire_rows(st, &rows[i], 1);
+        if (m[i].r.family == BUCKET_NONE) {
+            out[i] = rows[i];
+            continue;
+        }
+        member_row(st, &rows[i], &m[i].r, &out[i]);
+        if (m[i].w == W_IN || m[i].w == W_OUT) {
+            const struct store_row *own = &rows[m[i].own];
+            if (!own_row_empty(own) || !out[i].found) {
+                out[i] = *own;
+                continue; /* its deadline was applied by the load */
+            }
+        }
+        store_expire_rows(st, &out[i], 1);
     }
 }
 
@@ -223,7 +287,19 @@ static bool any_member(const struct store *st, const struct store_key *keys, siz
 {
     struct bucket_ref ref;
     for (size_t i = 0; i < n; i++)
-        if (where(st, keys[i].key, keys[i].len, &ref) != 0) return true;
+        if (where(st, keys[i].key, keys[i].len, &ref) != W_ROW) return true;
+    return false;
+}
+
+/* Whether a member of a moving family is among keys: those are not served from the
+ * cache (their two homes are read together, by a load). */
+static bool any_moving(const struct store *st, const struct store_key *keys, size_t n)
+{
+    struct bucket_ref ref;
+    for (size_t i = 0; i < n; i++) {
+        int w = where(st, keys[i].key, keys[i].len, &ref);
+        if (w == W_IN || w == W_OUT) return true;
+    }
     return false;
 }
 
@@ -233,8 +309,8 @@ struct bload {
     struct sent_node sent; /* in st->bucket_loads until answered, for store_free */
     struct store *st;
     size_t n;
-    struct store_key *rk;
-    struct bucket_ref *refs;
+    struct store_key *rk;  /* the row keys: n, and the own rows of moving members */
+    struct mkey *m;
     struct store_row *rows;
     store_load_cb cb;
     void *arg;
@@ -247,7 +323,7 @@ static void bload_free(struct bload *bl)
 {
     if (bl->sent.pprev) sent_unlink(&bl->sent);
     free(bl->rk);
-    free(bl->refs);
+    free(bl->m);
     free(bl->rows);
     free(bl);
 }
@@ -264,10 +340,7 @@ static void bload_done(enum store_status s, const char *err, const struct store_
     struct bload *bl = arg;
     bl->status = s;
     bl->err = err;
-    if (s == STORE_OK) {
-        memcpy(bl->rows, rows, bl->n * sizeof(*rows));
-        members_from_rows(bl->st, bl->refs, bl->n, bl->rows);
-    }
+    if (s == STORE_OK) members_from_rows(bl->st, bl->m, bl->n, rows, bl->rows);
     db_complete(bl->handle, DB_OK, NULL); /* the caller's callback, unless it went away */
     bload_free(bl);
 }
@@ -286,17 +359,18 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
     struct bload *bl = calloc(1, sizeof(*bl));
     if (!bl) return NULL;
     *bl = (struct bload){.st = st, .n = n, .cb = cb, .arg = arg};
-    bl->rk = calloc(n, sizeof(*bl->rk));
-    bl->refs = calloc(n, sizeof(*bl->refs));
+    bl->rk = calloc(2 * n, sizeof(*bl->rk));
+    bl->m = calloc(n, sizeof(*bl->m));
     bl->rows = calloc(n, sizeof(*bl->rows));
-    if (!bl->rk || !bl->refs || !bl->rows || !(bl->handle = db_pending(st->db, bload_deliver, bl))) goto fail;
+    if (!bl->rk || !bl->m || !bl->rows || !(bl->handle = db_pending(st->db, bload_deliver, bl))) goto fail;
     sent_link(&st->bucket_loads, &bl->sent);
     struct db_job *handle = bl->handle;
-    if (row_keys(st, keys, n, bl->rk, bl->refs) < 0) {
+    long nk = row_keys(st, keys, n, bl->rk, bl->m);
+    if (nk < 0) {
         if (!db_defer(st->db, bload_fail_cb, bl)) goto fail;
         return handle;
     }
-    if (!rows_load(st, bl->rk, n, flags, bload_done, bl)) goto fail;
+    if (!rows_load(st, bl->rk, (size_t)nk, flags, bload_done, bl)) goto fail;
     return handle;
 fail:
     if (bl->handle) {
@@ -313,12 +387,15 @@ static bool peek_members(struct store *st, const struct store_key *keys, size_t 
                          struct cache_blob **held, bool guess, size_t *nguess)
 {
     if (!any_member(st, keys, n)) return rows_peek(st, keys, n, rows, held, guess, nguess);
+    if (any_moving(st, keys, n)) return false;
     struct store_key rk_s[PEEK_ON_STACK], *rk = n <= PEEK_ON_STACK ? rk_s : malloc(n * sizeof(*rk));
-    struct bucket_ref refs_s[PEEK_ON_STACK], *refs = n <= PEEK_ON_STACK ? refs_s : malloc(n * sizeof(*refs));
-    bool ok = rk && refs && row_keys(st, keys, n, rk, refs) >= 0 && rows_peek(st, rk, n, rows, held, guess, nguess);
-    if (ok) members_from_rows(st, refs, n, rows);
+    struct mkey m_s[PEEK_ON_STACK], *m = n <= PEEK_ON_STACK ? m_s : malloc(n * sizeof(*m));
+    struct store_row r_s[PEEK_ON_STACK], *r = n <= PEEK_ON_STACK ? r_s : malloc(n * sizeof(*r));
+    bool ok = rk && m && r && row_keys(st, keys, n, rk, m) == (long)n && rows_peek(st, rk, n, r, held, guess, nguess);
+    if (ok) members_from_rows(st, m, n, r, rows);
     if (rk != rk_s) free(rk);
-    if (refs != refs_s) free(refs);
+    if (m != m_s) free(m);
+    if (r != r_s) free(r);
     return ok;
 }
 
@@ -357,6 +434,7 @@ struct bcas {
     struct store_write *w; /* copies; keys and bits in buf */
     uint8_t *buf;
     struct bucket_ref *refs; /* per write (family NONE: a row of its own) */
+    int *wh;               /* per write: where (W_*) */
     size_t nb;
     struct store_key *bkeys; /* distinct buckets */
     bool *conflict;        /* per group: the answer */
@@ -379,6 +457,9 @@ struct bwork {
     int32_t ngroups;
     const struct store_write **w;
     const struct bucket_ref **refs;
+    const int **wh;        /* per write: where (W_*) */
+    struct store_key *lkeys; /* the rows loaded: the buckets, then own rows of moving members */
+    size_t *own;           /* per write of a moving member: its own row among them */
     size_t nb;             /* the buckets: the first call's */
     const struct store_key *bkeys;
     size_t *wb;            /* per write of a member: its bucket */
@@ -396,6 +477,7 @@ static void bcas_free(struct bcas *bc)
     free(bc->w);
     free(bc->buf);
     free(bc->refs);
+    free(bc->wh);
     free(bc->bkeys);
     free(bc->conflict);
     free(bc);
@@ -410,6 +492,9 @@ static void bwork_free(struct bwork *wk)
     free(wk->goff);
     free(wk->w);
     free(wk->refs);
+    free(wk->wh);
+    free(wk->lkeys);
+    free(wk->own);
     free(wk->wb);
     free(wk->grp);
     free(wk->comp);
@@ -433,6 +518,10 @@ static bool share_bucket(const struct bcas *a, const struct bcas *b)
 /* Whether c may share a batch with others: it writes members of one bucket and nothing
  * else, so that an error or a conflict of the batch is one it would meet alone. */
 static bool batchable(const struct bcas *c) { return !c->solo && !c->plain && c->nb == 1; }
+
+/* Where a write of a moving member finds the key now (the same rule as a read,
+ * members_from_rows): its own row, its bucket entry, or nowhere. */
+enum { BASE_NONE, BASE_OWN, BASE_SLOT };
 
 static void bwork_start(struct bwork *wk);
 
@@ -569,6 +658,7 @@ static bool bwork_flatten(struct bwork *wk)
     wk->ngroups = ng;
     if (!(wk->goff = calloc(wk->ncalls, sizeof(*wk->goff))) || !(wk->w = calloc(n ? n : 1, sizeof(*wk->w))) ||
         !(wk->refs = calloc(n ? n : 1, sizeof(*wk->refs))) || !(wk->wb = calloc(n ? n : 1, sizeof(*wk->wb))) ||
+        !(wk->wh = calloc(n ? n : 1, sizeof(*wk->wh))) ||
         !(wk->grp = calloc(n ? n : 1, sizeof(*wk->grp))) ||
         !(wk->comp = calloc(ng > 0 ? (size_t)ng : 1, sizeof(*wk->comp))) ||
         !(wk->conflict = calloc(ng > 0 ? (size_t)ng : 1, sizeof(*wk->conflict))) ||
@@ -584,6 +674,7 @@ static bool bwork_flatten(struct bwork *wk)
         for (size_t x = 0; x < bc->n; x++, i++) {
             wk->w[i] = &bc->w[x];
             wk->refs[i] = &bc->refs[x];
+            wk->wh[i] = &bc->wh[x];
             wk->grp[i] = g0 + bc->w[x].group;
             if (bc->refs[x].family == BUCKET_NONE) continue;
             struct store_key bk = {(const uint8_t *)bc->refs[x].bkey, bc->refs[x].bkeylen};
@@ -596,13 +687,39 @@ static bool bwork_flatten(struct bwork *wk)
     return true;
 }
 
-/* The bases are loaded: check, compose, send. */
+/* Where moving member write i finds its key in the loaded rows (BASE_*), and at which
+ * version. */
+static int moving_base(const struct bwork *wk, size_t i, const struct bucket_dir *d, bool bfound,
+                       const struct store_row *rows, int64_t *ver, bool *stub)
+{
+    const struct store_row *own = &rows[wk->own[i]];
+    int k = bfound ? bucket_find(d, wk->refs[i]->slot) : -1;
+    *stub = k >= 0 && d->e[k].stub;
+    if (!own_row_empty(own)) {
+        *ver = own->version;
+        return BASE_OWN;
+    }
+    if (k >= 0) {
+        *ver = d->e[k].version;
+        return BASE_SLOT;
+    }
+    *ver = own->version;
+    return own->found ? BASE_OWN : BASE_NONE;
+}
+
+/* The bases are loaded: check, compose, send. A member of a family that is on goes
+ * into its bucket. One of a family moving in goes there too, and an own row that
+ * still held its value is emptied in the same group (the bucket entry then wins: the
+ * entry's version goes on from the row's). One of a family moving out goes to its own
+ * row, and leaves its bucket in the same group when it was there. */
 static void bwork_based(enum store_status s, const char *err, const struct store_row *rows, void *arg)
 {
     struct bwork *wk = arg;
     struct store *st = wk->st;
     struct bucket_dir *dirs = NULL;
     struct store_write *out = NULL;
+    int *base = NULL;
+    int64_t *bver = NULL;
     size_t nout = 0;
     bool corrupt = false; /* a bucket that fails every writer of it */
 
@@ -612,7 +729,8 @@ static void bwork_based(enum store_status s, const char *err, const struct store
         return;
     }
     if (!bwork_flatten(wk) || !(dirs = calloc(wk->nb, sizeof(*dirs))) ||
-        !(out = calloc(wk->n + wk->nb, sizeof(*out))))
+        !(out = calloc(2 * wk->n + wk->nb, sizeof(*out))) || !(base = calloc(wk->n ? wk->n : 1, sizeof(*base))) ||
+        !(bver = calloc(wk->n ? wk->n : 1, sizeof(*bver))))
         goto oom;
     for (size_t j = 0; j < wk->nb; j++) {
         char why[128];
@@ -641,13 +759,22 @@ static void bwork_based(enum store_status s, const char *err, const struct store
     for (size_t i = 0; i < wk->n; i++) {
         if (wk->refs[i]->family == BUCKET_NONE) continue;
         size_t j = wk->wb[i];
-        if (!member_current(&dirs[j], rows[j].found, wk->w[i], wk->refs[i]->slot)) wk->conflict[wk->grp[i]] = true;
+        if (*wk->wh[i] == W_BUCKET) {
+            if (!member_current(&dirs[j], rows[j].found, wk->w[i], wk->refs[i]->slot)) wk->conflict[wk->grp[i]] = true;
+            continue;
+        }
+        bool stub;
+        base[i] = moving_base(wk, i, &dirs[j], rows[j].found, rows, &bver[i], &stub);
+        bool current = wk->w[i]->absent ? base[i] == BASE_NONE : base[i] != BASE_NONE && bver[i] == wk->w[i]->version;
+        if (!current || stub) wk->conflict[wk->grp[i]] = true;
     }
+    /* whether write i reads or writes its bucket */
+#define IN_BUCKET(i) (*wk->wh[i] != W_OUT || base[i] == BASE_SLOT)
     for (size_t j = 0; j < wk->nb; j++) {
         int32_t first = -1;
         for (size_t i = 0; i < wk->n; i++) {
             int32_t g = wk->grp[i];
-            if (wk->refs[i]->family == BUCKET_NONE || wk->wb[i] != j || wk->conflict[g]) continue;
+            if (wk->refs[i]->family == BUCKET_NONE || wk->wb[i] != j || wk->conflict[g] || !IN_BUCKET(i)) continue;
             if (first < 0)
                 first = comp_find(wk->comp, g);
             else
@@ -655,7 +782,7 @@ static void bwork_based(enum store_status s, const char *err, const struct store
         }
     }
     for (int32_t g = 0; g < wk->ngroups; g++) wk->comp[g] = comp_find(wk->comp, g);
-    /* the members into their buckets, in the calls' order */
+    /* the members into their buckets (or out of them), in the calls' order */
     for (size_t j = 0; j < wk->nb; j++) {
         bool wrote = false, checked = false;
         int32_t grp = -1;
@@ -663,13 +790,47 @@ static void bwork_based(enum store_status s, const char *err, const struct store
         for (size_t i = 0; i < wk->n; i++) {
             const struct store_write *w = wk->w[i];
             if (wk->refs[i]->family == BUCKET_NONE || wk->wb[i] != j || wk->conflict[wk->grp[i]]) continue;
+            int wh = *wk->wh[i];
+            int64_t inc = w->inc > 0 ? w->inc : 1;
+            if (wh == W_OUT) { /* to its own row: a write of its own, and out of the bucket */
+                struct store_write *o = &out[nout++];
+                *o = *w;
+                o->group = wk->comp[wk->grp[i]];
+                o->bucket = true; /* never through the log while keys move */
+                if (base[i] == BASE_SLOT) {
+                    const struct store_row *own = &rows[wk->own[i]];
+                    d->family = wk->refs[i]->family;
+                    grp = wk->comp[wk->grp[i]];
+                    checked = true;
+                    if (!w->bits) continue; /* a check of the entry: the bucket's version */
+                    /* the version goes on from the entry's (an insert is at its inc) */
+                    o->absent = !own->found;
+                    o->version = own->found ? own->version : 0;
+                    o->inc = own->found ? (bver[i] + inc > own->version ? bver[i] + inc - own->version : 1)
+                                        : bver[i] + inc;
+                    (void)bucket_remove(d, wk->refs[i]->slot);
+                    wrote = true;
+                }
+                continue;
+            }
             d->family = wk->refs[i]->family;
             grp = wk->comp[wk->grp[i]];
             checked = true;
             if (!w->bits) continue;
             int k = bucket_find(d, wk->refs[i]->slot);
-            int64_t inc = w->inc > 0 ? w->inc : 1;
-            struct bucket_entry e = {.slot = wk->refs[i]->slot, .version = (k >= 0 ? d->e[k].version : 0) + inc,
+            int64_t from = k >= 0 ? d->e[k].version : 0;
+            if (wh == W_IN && base[i] == BASE_OWN) {
+                const struct store_row *own = &rows[wk->own[i]];
+                from = own->version;
+                if (!own_row_empty(own)) { /* its value leaves its own row, which says "no key" from now */
+                    struct store_write *o = &out[nout++];
+                    *o = (struct store_write){.key = w->key, .keylen = w->keylen, .version = own->version,
+                                              .bits = st->empty_bits, .len = st->empty_len, .cardinality = 0,
+                                              .checksum = st->empty_crc, .nbytes = -1, .group = grp, .inc = 1,
+                                              .bucket = true};
+                }
+            }
+            struct bucket_entry e = {.slot = wk->refs[i]->slot, .version = from + inc,
                                      .cardinality = w->cardinality, .nbytes = w->nbytes, .expire_ms = w->expire_ms,
                                      .val = w->cardinality ? w->bits : NULL, .len = w->cardinality ? w->len : 0};
             if (!bucket_put(d, &e)) {
@@ -679,7 +840,7 @@ static void bwork_based(enum store_status s, const char *err, const struct store
             }
             wrote = true;
         }
-        if (!checked) continue; /* every writer of it conflicted */
+        if (!checked) continue; /* every writer of it conflicted, or none reads it */
         struct store_write *o = &out[nout++];
         *o = (struct store_write){.key = wk->bkeys[j].key, .keylen = wk->bkeys[j].len, .version = rows[j].version,
                                   .absent = !rows[j].found, .group = grp, .inc = 1, .nbytes = -1, .bucket = true};
@@ -701,13 +862,18 @@ static void bwork_based(enum store_status s, const char *err, const struct store
         o->cardinality = existing;
         o->checksum = codec_crc32c(wk->composed[j], size);
     }
+#undef IN_BUCKET
     for (size_t i = 0; i < wk->n; i++)
         if (wk->refs[i]->family == BUCKET_NONE && !wk->conflict[wk->grp[i]]) {
             out[nout] = *wk->w[i];
             out[nout++].group = wk->comp[wk->grp[i]];
         }
     free(dirs);
+    free(base);
+    free(bver);
     dirs = NULL;
+    base = NULL;
+    bver = NULL;
     if (nout == 0) { /* every group conflicted */
         free(out);
         bwork_sent(STORE_OK, NULL, wk->conflict, wk); /* conflict[comp[g]] adds nothing */
@@ -726,6 +892,8 @@ oom:
 fail:
     free(dirs);
     free(out);
+    free(base);
+    free(bver);
     if (wk->ncalls > 1 && !corrupt) { /* one call's write may be the cause: each goes again alone */
         for (size_t k = 0; k < wk->ncalls; k++) {
             wk->calls[k]->started = false;
@@ -746,14 +914,30 @@ static void bwork_oom_cb(const struct db_result *r, void *arg)
     bwork_finish(wk, STORE_ERROR, wk->errbuf);
 }
 
-/* Loads the batch's buckets. Never answers from inside (this runs within store_cas): a
- * failure is answered on a later turn. */
+/* Loads the batch's buckets, and the own rows of the members of moving families it
+ * writes. Never answers from inside (this runs within store_cas): a failure is
+ * answered on a later turn. */
 static void bwork_start(struct bwork *wk)
 {
+    size_t n = 0, nk;
     wk->nb = wk->calls[0]->nb;
     wk->bkeys = wk->calls[0]->bkeys;
-    if (!rows_load(wk->st, wk->bkeys, wk->nb, 0, bwork_based, wk) && !db_defer(wk->st->db, bwork_oom_cb, wk))
-        log_error("msg=\"out of memory: a write of bucket rows stays unanswered\"");
+    for (size_t k = 0; k < wk->ncalls; k++) n += wk->calls[k]->n;
+    wk->lkeys = calloc(wk->nb + n, sizeof(*wk->lkeys));
+    wk->own = calloc(n ? n : 1, sizeof(*wk->own));
+    if (!wk->lkeys || !wk->own) goto oom;
+    memcpy(wk->lkeys, wk->bkeys, wk->nb * sizeof(*wk->lkeys));
+    nk = wk->nb;
+    for (size_t k = 0, i = 0; k < wk->ncalls; k++)
+        for (size_t x = 0; x < wk->calls[k]->n; x++, i++) {
+            const struct bcas *bc = wk->calls[k];
+            if (bc->refs[x].family == BUCKET_NONE || (bc->wh[x] != W_IN && bc->wh[x] != W_OUT)) continue;
+            wk->own[i] = nk;
+            wk->lkeys[nk++] = (struct store_key){bc->w[x].key, bc->w[x].keylen};
+        }
+    if (rows_load(wk->st, wk->lkeys, nk, 0, bwork_based, wk)) return;
+oom:
+    if (!db_defer(wk->st->db, bwork_oom_cb, wk)) log_error("msg=\"out of memory: a write of bucket rows stays unanswered\"");
 }
 
 struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups,
@@ -761,7 +945,7 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
 {
     bool members = false;
     struct bucket_ref ref;
-    for (size_t i = 0; i < n && !members; i++) members = where(st, w[i].key, w[i].keylen, &ref) != 0;
+    for (size_t i = 0; i < n && !members; i++) members = where(st, w[i].key, w[i].keylen, &ref) != W_ROW;
     if (!members) return rows_cas(st, w, n, ngroups, cb, arg);
 
     struct bcas *bc = calloc(1, sizeof(*bc));
@@ -772,9 +956,10 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
     bc->w = malloc(n * sizeof(*bc->w));
     bc->buf = malloc(bytes ? bytes : 1);
     bc->refs = calloc(n, sizeof(*bc->refs));
+    bc->wh = calloc(n, sizeof(*bc->wh));
     bc->bkeys = calloc(n, sizeof(*bc->bkeys));
     bc->conflict = calloc(ngroups > 0 ? (size_t)ngroups : 1, sizeof(*bc->conflict));
-    if (!bc->w || !bc->buf || !bc->refs || !bc->bkeys || !bc->conflict ||
+    if (!bc->w || !bc->buf || !bc->refs || !bc->wh || !bc->bkeys || !bc->conflict ||
         !(bc->handle = db_pending(st->db, bcas_deliver, bc))) {
         if (bc->handle) {
             db_cancel(bc->handle);
@@ -804,7 +989,9 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
         }
         int at = where(st, bc->w[i].key, bc->w[i].keylen, &bc->refs[i]);
         if (at < 0) unknown = true;
-        if (at <= 0) { /* a row of its own: sent later, without what is only valid during this call */
+        bc->wh[i] = at;
+        if (at == W_IN || at == W_OUT) bc->solo = true; /* while keys move, one call at a time */
+        if (at < 0 || at == W_ROW) { /* a row of its own: sent later, without what is only valid during this call */
             bc->refs[i].family = BUCKET_NONE;
             bc->plain = true;
             continue;

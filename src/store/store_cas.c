@@ -143,6 +143,16 @@ static void cas_batch_done(const struct db_result *r, void *arg)
     uint32_t xid = 0;
 
     sent_unlink(&b->sent);
+    if (s == STORE_ERROR && r->sqlstate && strcmp(r->sqlstate, "BMB01") == 0 && !b->append) {
+        /* the guard of bucket rows (migration 0016): a family's state moved on and this
+         * instance has not read it yet. Nothing was written; read it now, and send
+         * again after a pause: a write made for the old state that the new one does
+         * not allow fails then with BMB02, a conflict (below), and is made again */
+        store_buckets_reread(st);
+        cas_hold_back(st, b);
+        free(conflict);
+        return;
+    }
     if (s == STORE_ERROR && r->sqlstate && strncmp(r->sqlstate, "BMW", 3) == 0 && !b->append) {
         /* the write-behind log's guard: nothing was written; again after a pause */
         wlog_blocked(st->wl, strcmp(r->sqlstate, "BMW01") == 0);
@@ -154,6 +164,15 @@ static void cas_batch_done(const struct db_result *r, void *arg)
     if (!conflict) {
         s = STORE_ERROR;
         err = "out of memory";
+    } else if (s == STORE_ERROR && r->sqlstate && strcmp(r->sqlstate, "BMB02") == 0) {
+        /* a write made for a family's previous state (a key's own row where its bucket
+         * is its home now, or the reverse): nothing was written; every group is a
+         * conflict, loaded and made again where the key lives now */
+        s = STORE_OK;
+        for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
+        store_buckets_reread(st);
+    } else if (s == STORE_ERROR && r->sqlstate && strcmp(r->sqlstate, "BMB01") == 0) {
+        store_buckets_reread(st); /* an append to the log: fails as it is */
     } else if (s == STORE_ERROR && is_retryable(r->sqlstate, b->append)) {
         s = STORE_OK;
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;

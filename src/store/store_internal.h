@@ -59,12 +59,14 @@ struct store {
     struct event *sweep_ev;       /* the next sweep of expired rows (store_expire.c) */
     struct db_job *sweep_job;
     bool sweep_stopped, sweep_failed_logged;
-    /* Bucket rows (store_buckets.c): which families are on, as bitmapd.bucket_state
-     * said when last read (bucket_known false: never read yet, so a member key of any
-     * family is answered "unavailable"); writes of buckets in flight or waiting. */
+    /* Bucket rows (store_buckets.c): where each family's keys are, as
+     * bitmapd.bucket_state said when last read (bucket_known false: never read yet, so
+     * a member key of any family is answered "unavailable"); writes of buckets in
+     * flight or waiting. */
     bool bucket_known;
-    bool bucket_on[BUCKET_FAMILIES];
-    bool bucket_any;              /* some family is on */
+    uint8_t bucket_state[BUCKET_FAMILIES]; /* BSTATE_* */
+    bool bucket_any;              /* some family is not off */
+    int64_t bucket_epoch;         /* the sum of the families' generations this instance acts on */
     struct sent_node *bucket_loads; /* reads of members waiting for their buckets' rows */
     struct sent_node *bucket_works; /* batches of member writes started (store_buckets.c) */
     struct bcas *bucket_calls;    /* every write of members not finished (in flight or waiting) */

@@ -1,0 +1,676 @@
+/* bucketmove.c — `bitmapd --buckets in|out FAMILY`: moves the keys of a family into
+ * bucket rows (bucket.h) or out of them, while instances serve (migration 0016,
+ * docs/design.md "Moving keys between layouts").
+ *
+ * 1. The family's state goes to moving_in (moving_out), its generation +1, under a
+ *    lock that waits for the writes in flight, and only with the write-behind log
+ *    empty (its images are rows of single keys). Running instances are told
+ *    ('!buckets' on bitmapd_changed) and read the state within a second anyway.
+ * 2. The mover waits until every bitmapd session shows the new epoch in its
+ *    application_name ('bitmapd e=N'): from then on every instance reads a member
+ *    from both homes and writes it to the new one, and the database's guard refuses
+ *    writes from any session that does not act on the epoch.
+ * 3. One bucket a transaction, its rows locked in key order (as the compare-and-swap
+ *    locks them): the members' own rows go into the bucket (or the bucket's entries
+ *    into own rows), with their versions, values, string lengths and deadlines.
+ * 4. With nothing left in the old home, the state goes to on (off), generation +1.
+ * A run stopped at any point, even by kill -9, leaves each key whole in one home; a
+ * new run goes on from the state it finds. Nothing is guessed: a row that fails its
+ * checksum, a value too big for a bucket, or a key in both homes with a value stops
+ * the run with an error naming it, nothing of that bucket moved. */
+#include "store/bucketmove.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "store/bucket.h"
+#include "store/codec.h"
+#include "store/db.h"
+#include "core/log.h"
+
+#define PAGE 500
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define MAX_TRIES 50 /* a bucket's transaction, again after a deadlock, a lock timeout, the log */
+
+struct mover {
+    PGconn *pg;
+    int family;
+    bool in;
+    int wait_s;
+    size_t chunk_bytes;
+    int64_t epoch;
+    uint8_t *empty;    /* the empty bitmap's encoding: an own row of an empty member */
+    size_t empty_len;
+    long buckets, keys, dropped;
+    char err[512];
+};
+
+static int64_t now_ms(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+static void pause_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static bool run(struct mover *m, const char *sql)
+{
+    PGresult *r = PQexec(m->pg, sql);
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+    if (!ok) snprintf(m->err, sizeof(m->err), "%s: %s", sql, PQresultErrorMessage(r));
+    PQclear(r);
+    return ok;
+}
+
+/* A statement with text parameters, binary results; NULL (m->err, *sqlstate) on failure. */
+static PGresult *query(struct mover *m, const char *sql, int n, const char *const *vals, char *sqlstate)
+{
+    PGresult *r = PQexecParams(m->pg, sql, n, NULL, vals, NULL, NULL, 1);
+    ExecStatusType st = PQresultStatus(r);
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
+    const char *code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    if (sqlstate) snprintf(sqlstate, 6, "%s", code ? code : "");
+    snprintf(m->err, sizeof(m->err), "%s", PQresultErrorMessage(r));
+    m->err[strcspn(m->err, "\n")] = '\0';
+    PQclear(r);
+    return NULL;
+}
+
+static int64_t int8_at(const PGresult *r, int row, int col, int64_t if_null)
+{
+    return PQgetisnull(r, row, col) ? if_null : db_value_int8(r, row, col);
+}
+
+/* What a failed bucket transaction may do: go again (a deadlock, a lock timeout, the
+ * log in the way, after asking for a fold) or stop. */
+static bool again(struct mover *m, const char *sqlstate, int tries)
+{
+    PQclear(PQexec(m->pg, "ROLLBACK"));
+    if (tries >= MAX_TRIES) return false;
+    if (strcmp(sqlstate, "BMW01") == 0 || strcmp(sqlstate, "BMW02") == 0) {
+        PQclear(PQexec(m->pg, "SELECT bitmapd.wlog_fold()"));
+        pause_ms(200);
+        return true;
+    }
+    /* 23505: an instance wrote the bucket's first member after the lock found no row */
+    if (strcmp(sqlstate, "40P01") == 0 || strcmp(sqlstate, "55P03") == 0 || strcmp(sqlstate, "40001") == 0 ||
+        strcmp(sqlstate, "23505") == 0) {
+        pause_ms(20 * tries);
+        return true;
+    }
+    return false;
+}
+
+/* ---- the state ---------------------------------------------------------------------- */
+
+static const char *state_after(bool in, bool moving) { return in ? (moving ? "moving_in" : "on") : (moving ? "moving_out" : "off"); }
+
+/* Sets the family's state to `to` unless it is `to` already (or, with `from` given, it
+ * is not one of from): under a lock that waits for the writes in flight, with the
+ * log empty. *was gets the state found. */
+static bool set_state(struct mover *m, const char *to, const char *const *from, char *was, size_t wascap)
+{
+    char fam[8], sqlstate[6] = "";
+    snprintf(fam, sizeof(fam), "%d", m->family);
+    const char *v[2] = {fam, to};
+    for (int tries = 1;; tries++) {
+        PGresult *r = NULL;
+        if (!run(m, "BEGIN") || !run(m, "SET LOCAL lock_timeout = '5s'")) return false;
+        if (!(r = query(m, "LOCK TABLE bitmapd.bitmaps, bitmapd.wlog IN SHARE ROW EXCLUSIVE MODE", 0, NULL, sqlstate)))
+            goto retry;
+        PQclear(r);
+        if (!(r = query(m,
+                        "SELECT state, (SELECT count(*) FROM (SELECT 1 FROM bitmapd.wlog LIMIT 1) l)::int8"
+                        "  FROM bitmapd.bucket_state WHERE family = $1::int2 FOR UPDATE",
+                        1, v, sqlstate)))
+            goto retry;
+        if (PQntuples(r) != 1) {
+            snprintf(m->err, sizeof(m->err), "no family %d in bitmapd.bucket_state", m->family);
+            PQclear(r);
+            PQclear(PQexec(m->pg, "ROLLBACK"));
+            return false;
+        }
+        snprintf(was, wascap, "%.*s", PQgetlength(r, 0, 0), PQgetvalue(r, 0, 0));
+        bool logged = db_value_int8(r, 0, 1) > 0;
+        PQclear(r);
+        bool allowed = !from;
+        for (int i = 0; from && from[i]; i++) allowed |= strcmp(was, from[i]) == 0;
+        if (strcmp(was, to) == 0 || !allowed) return run(m, "COMMIT");
+        if (logged) { /* its images were made for the old state: folded first */
+            PQclear(PQexec(m->pg, "ROLLBACK"));
+            PQclear(PQexec(m->pg, "SELECT bitmapd.wlog_fold()"));
+            if (tries >= MAX_TRIES) {
+                snprintf(m->err, sizeof(m->err), "the write-behind log (bitmapd.wlog) did not empty");
+                return false;
+            }
+            pause_ms(200);
+            continue;
+        }
+        if (!(r = query(m, "UPDATE bitmapd.bucket_state SET state = $2, gen = gen + 1 WHERE family = $1::int2", 2, v,
+                        sqlstate)))
+            goto retry;
+        PQclear(r);
+        if (!run(m, "SELECT pg_notify('bitmapd_changed', '!buckets')")) goto fail;
+        if (!run(m, "COMMIT")) return false;
+        log_info("msg=\"bucket state changed\" family=%d from=%s to=%s", m->family, was, to);
+        return true;
+    retry:
+        if (again(m, sqlstate, tries)) continue;
+        return false;
+    fail:
+        PQclear(PQexec(m->pg, "ROLLBACK"));
+        return false;
+    }
+}
+
+/* This session acts on the epoch now in the table (the guard of migration 0016). */
+static bool take_epoch(struct mover *m)
+{
+    PGresult *r = query(m,
+                        "SELECT bitmapd.bucket_epoch(),"
+                        " set_config('bitmapd.bucket_epoch', bitmapd.bucket_epoch()::text, false)",
+                        0, NULL, NULL);
+    if (!r) return false;
+    m->epoch = db_value_int8(r, 0, 0);
+    PQclear(r);
+    return true;
+}
+
+/* Waits until every bitmapd session shows the epoch (bitmapd sets 'bitmapd e=N' in
+ * its application_name when it acts on state N). */
+static bool wait_instances(struct mover *m)
+{
+    char want[40];
+    snprintf(want, sizeof(want), "bitmapd e=%lld", (long long)m->epoch);
+    const char *v[1] = {want};
+    int64_t deadline = now_ms() + (int64_t)m->wait_s * 1000;
+    for (;;) {
+        PGresult *r = query(m,
+                            "SELECT string_agg(format('pid %s (%s)', pid, application_name), ', '), count(*)::int8"
+                            "  FROM pg_stat_activity"
+                            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                            "   AND (application_name = 'bitmapd' OR application_name LIKE 'bitmapd e=%')"
+                            "   AND application_name <> $1",
+                            1, v, NULL);
+        if (!r) return false;
+        int64_t behind = db_value_int8(r, 0, 1);
+        if (behind == 0) {
+            PQclear(r);
+            return true;
+        }
+        if (now_ms() > deadline) {
+            snprintf(m->err, sizeof(m->err),
+                     "after %d s, %lld bitmapd session(s) do not act on bucket epoch %lld yet: %.300s "
+                     "(an older bitmapd, or one that cannot read bitmapd.bucket_state: upgrade or stop it, then run "
+                     "this again; nothing was moved meanwhile)",
+                     m->wait_s, (long long)behind, (long long)m->epoch,
+                     PQgetisnull(r, 0, 0) ? "" : PQgetvalue(r, 0, 0));
+            PQclear(r);
+            return false;
+        }
+        PQclear(r);
+        pause_ms(100);
+    }
+}
+
+/* ---- one bucket --------------------------------------------------------------------- */
+
+/* The bucket's name and its members' names as a text[] literal ({"b","m0",...}). */
+static bool names_literal(const char *bkey, char *out, size_t cap)
+{
+    size_t at = (size_t)snprintf(out, cap, "{\"%s\"", bkey);
+    for (unsigned s = 0; s < BUCKET_SLOTS; s++) {
+        char mk[BUCKET_KEY_MAX];
+        if (!bucket_member_key((const uint8_t *)bkey, strlen(bkey), s, mk, sizeof(mk))) return false;
+        at += (size_t)snprintf(out + at, cap - at, ",\"%s\"", mk);
+        if (at >= cap) return false;
+    }
+    return (size_t)snprintf(out + at, cap - at, "}") < cap - at;
+}
+
+static const char SQL_LOCK_BUCKET[] =
+    "SELECT key, version, bits, cardinality::int8, checksum, nbytes, expire_ms, bucket::int8,"
+    "       octet_length(bits)::int8"
+    "  FROM bitmapd.bitmaps"
+    " WHERE key = ANY (ARRAY(SELECT convert_to(x, 'UTF8') FROM unnest($1::text[]) x))"
+    " ORDER BY key FOR UPDATE";
+
+/* The slot of member key k (a row of the lock's result) in bucket bkey, or -1. */
+static int slot_of(const PGresult *r, int row, const char *bkey)
+{
+    struct bucket_ref ref;
+    const uint8_t *k = (const uint8_t *)PQgetvalue(r, row, 0);
+    if (!bucket_of(k, (size_t)PQgetlength(r, row, 0), &ref) || strcmp(ref.bkey, bkey) != 0) return -1;
+    return ref.slot;
+}
+
+static bool row_intact(const PGresult *r, int row)
+{
+    return (uint32_t)db_value_int8(r, row, 4) ==
+           codec_crc32c((const uint8_t *)PQgetvalue(r, row, 2), (size_t)PQgetlength(r, row, 2));
+}
+
+/* The members' own rows of bucket bkey go into it. 1: done; 0: failed (m->err); the
+ * transaction is over either way. */
+static bool move_in(struct mover *m, const char *bkey, const char *names, char *sqlstate)
+{
+    const char *v[1] = {names};
+    PGresult *r = query(m, SQL_LOCK_BUCKET, 1, v, sqlstate);
+    struct bucket_dir d;
+    int brow = -1;
+    char drop[64 * 17 + 8];
+    size_t dl = (size_t)snprintf(drop, sizeof(drop), "{");
+    long moved = 0, dropped = 0;
+    int64_t now = now_ms();
+    uint8_t *buf = NULL;
+    bool ok = false;
+
+    if (!r) return false;
+    bucket_init(&d, (enum bucket_family)m->family);
+    for (int i = 0; i < PQntuples(r); i++)
+        if (strlen(bkey) == (size_t)PQgetlength(r, i, 0) && memcmp(PQgetvalue(r, i, 0), bkey, strlen(bkey)) == 0)
+            brow = i;
+    if (brow >= 0) {
+        char why[128];
+        if (int8_at(r, brow, 7, 0) != m->family || !row_intact(r, brow) ||
+            !bucket_parse((const uint8_t *)PQgetvalue(r, brow, 2), (size_t)PQgetlength(r, brow, 2), &d, why,
+                          sizeof(why)) ||
+            d.family != (enum bucket_family)m->family) {
+            snprintf(m->err, sizeof(m->err), "bucket row '%s' is corrupt (nothing of it moved)", bkey);
+            goto out;
+        }
+    }
+    for (int i = 0; i < PQntuples(r); i++) {
+        if (i == brow || !PQgetisnull(r, i, 7)) continue; /* the bucket; a spilled member (not built) */
+        int slot = slot_of(r, i, bkey);
+        const char *key = PQgetvalue(r, i, 0);
+        int keylen = PQgetlength(r, i, 0);
+        if (slot < 0) continue;
+        int64_t exp = int8_at(r, i, 6, 0);
+        bool empty = (int8_at(r, i, 3, 0) == 0 && PQgetisnull(r, i, 5)) || (exp > 0 && exp <= now);
+        int k = bucket_find(&d, (unsigned)slot);
+        if (int8_at(r, i, 8, 0) == 0) {
+            snprintf(m->err, sizeof(m->err), "key '%.*s' is cut into chunks: too big for a bucket (nothing of '%s' moved)",
+                     keylen, key, bkey);
+            goto out;
+        }
+        if (!row_intact(r, i)) {
+            snprintf(m->err, sizeof(m->err), "key '%.*s' fails its checksum (nothing of '%s' moved; repair or delete it)",
+                     keylen, key, bkey);
+            goto out;
+        }
+        if (k >= 0 && !empty) {
+            snprintf(m->err, sizeof(m->err),
+                     "key '%.*s' holds a value in its own row and in bucket '%s' (nothing of it moved)", keylen, key,
+                     bkey);
+            goto out;
+        }
+        if (k < 0 && !empty) {
+            struct bucket_entry e = {.slot = (uint8_t)slot, .version = db_value_int8(r, i, 1),
+                                     .cardinality = (uint64_t)int8_at(r, i, 3, 0), .nbytes = int8_at(r, i, 5, -1),
+                                     .expire_ms = exp};
+            if (e.cardinality > 0) {
+                e.val = (const uint8_t *)PQgetvalue(r, i, 2);
+                e.len = (size_t)PQgetlength(r, i, 2);
+            }
+            if (!bucket_put(&d, &e)) {
+                snprintf(m->err, sizeof(m->err), "key '%.*s': a value a bucket cannot hold", keylen, key);
+                goto out;
+            }
+            moved++;
+        } else {
+            dropped++; /* no key: deleted, expired, or its value is in the bucket already */
+        }
+        dl += (size_t)snprintf(drop + dl, sizeof(drop) - dl, "%s\"%.*s\"", dl > 1 ? "," : "", keylen, key);
+    }
+    if (moved + dropped == 0) {
+        ok = run(m, "COMMIT");
+        goto out;
+    }
+    snprintf(drop + dl, sizeof(drop) - dl, "}");
+    if (moved > 0) {
+        size_t size = bucket_size(&d);
+        if (size > m->chunk_bytes) {
+            snprintf(m->err, sizeof(m->err),
+                     "bucket '%s' would hold %zu bytes, over [postgres] chunk_bytes (%zu): its members are too big "
+                     "for one row (nothing of it moved)",
+                     bkey, size, m->chunk_bytes);
+            goto out;
+        }
+        uint64_t live = 0;
+        for (unsigned k = 0; k < d.n; k++) live += !d.e[k].stub && (d.e[k].cardinality > 0 || d.e[k].nbytes >= 0);
+        if (!(buf = malloc(size)) || bucket_write(&d, buf, size) != size) {
+            snprintf(m->err, sizeof(m->err), "out of memory");
+            goto out;
+        }
+        char card[24], crc[24], fam[8];
+        snprintf(card, sizeof(card), "%llu", (unsigned long long)live);
+        snprintf(crc, sizeof(crc), "%lu", (unsigned long)codec_crc32c(buf, size));
+        snprintf(fam, sizeof(fam), "%d", m->family);
+        const char *wv[5] = {bkey, (const char *)buf, card, crc, fam};
+        int wl[5] = {0, (int)size, 0, 0, 0}, wf[5] = {0, 1, 0, 0, 0};
+        PGresult *w = PQexecParams(
+            m->pg,
+            brow >= 0 ? "UPDATE bitmapd.bitmaps SET bits = $2, cardinality = $3::int8, checksum = $4::int8,"
+                        " version = version + 1, updated_at = now() WHERE key = convert_to($1, 'UTF8') AND $5 <> ''"
+                      : "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, bucket)"
+                        " VALUES (convert_to($1, 'UTF8'), 1, $2, $3::int8, $4::int8, $5::int2)",
+            5, NULL, wv, wl, wf, 1);
+        if (PQresultStatus(w) != PGRES_COMMAND_OK) {
+            const char *code = PQresultErrorField(w, PG_DIAG_SQLSTATE);
+            snprintf(sqlstate, 6, "%s", code ? code : "");
+            snprintf(m->err, sizeof(m->err), "bucket '%s': %s", bkey, PQresultErrorMessage(w));
+            PQclear(w);
+            goto out;
+        }
+        PQclear(w);
+    }
+    const char *dv[1] = {drop};
+    PGresult *dr = query(m,
+                         "DELETE FROM bitmapd.bitmaps"
+                         " WHERE key = ANY (ARRAY(SELECT convert_to(x, 'UTF8') FROM unnest($1::text[]) x))"
+                         "   AND bucket IS NULL",
+                         1, dv, sqlstate);
+    if (!dr) goto out;
+    PQclear(dr);
+    if (!run(m, "COMMIT")) goto out;
+    m->keys += moved;
+    m->dropped += dropped;
+    m->buckets++;
+    ok = true;
+out:
+    free(buf);
+    PQclear(r);
+    return ok;
+}
+
+/* Bucket bkey's entries go to their own rows, and the bucket row goes. */
+static bool move_out(struct mover *m, const char *bkey, const char *names, char *sqlstate)
+{
+    const char *v[1] = {names};
+    PGresult *r = query(m, SQL_LOCK_BUCKET, 1, v, sqlstate);
+    struct bucket_dir d;
+    int brow = -1, own[BUCKET_SLOTS];
+    long moved = 0;
+    bool ok = false;
+    char why[128];
+
+    if (!r) return false;
+    for (unsigned s = 0; s < BUCKET_SLOTS; s++) own[s] = -1;
+    for (int i = 0; i < PQntuples(r); i++) {
+        if (strlen(bkey) == (size_t)PQgetlength(r, i, 0) && memcmp(PQgetvalue(r, i, 0), bkey, strlen(bkey)) == 0)
+            brow = i;
+        else if (PQgetisnull(r, i, 7) && slot_of(r, i, bkey) >= 0)
+            own[slot_of(r, i, bkey)] = i;
+    }
+    if (brow < 0) { /* gone meanwhile */
+        ok = run(m, "COMMIT");
+        goto out;
+    }
+    if (int8_at(r, brow, 7, 0) != m->family || !row_intact(r, brow) ||
+        !bucket_parse((const uint8_t *)PQgetvalue(r, brow, 2), (size_t)PQgetlength(r, brow, 2), &d, why,
+                      sizeof(why)) ||
+        d.family != (enum bucket_family)m->family) {
+        snprintf(m->err, sizeof(m->err), "bucket row '%s' is corrupt (nothing of it moved)", bkey);
+        goto out;
+    }
+    for (unsigned k = 0; k < d.n; k++) {
+        const struct bucket_entry *e = &d.e[k];
+        char mk[BUCKET_KEY_MAX];
+        if (!bucket_member_key((const uint8_t *)bkey, strlen(bkey), e->slot, mk, sizeof(mk))) continue;
+        if (e->stub) continue; /* its own row is its home already (spills: not built) */
+        if (!e->intact) {
+            snprintf(m->err, sizeof(m->err), "key '%s' fails its checksum in bucket '%s' (nothing of it moved)", mk,
+                     bkey);
+            goto out;
+        }
+        int o = own[e->slot];
+        int64_t oexp = o >= 0 ? int8_at(r, o, 6, 0) : 0;
+        bool own_value = o >= 0 && !(int8_at(r, o, 3, 0) == 0 && PQgetisnull(r, o, 5)) && !(oexp > 0 && oexp <= now_ms());
+        if (own_value) {
+            snprintf(m->err, sizeof(m->err),
+                     "key '%s' holds a value in its own row and in bucket '%s' (nothing of it moved)", mk, bkey);
+            goto out;
+        }
+        if (e->cardinality == 0 && e->nbytes < 0) continue; /* deleted: no key */
+        const uint8_t *bits = e->len ? e->val : m->empty;
+        size_t len = e->len ? e->len : m->empty_len;
+        char ver[24], card[24], crc[24], nb[24], ex[24];
+        snprintf(ver, sizeof(ver), "%lld", (long long)e->version);
+        snprintf(card, sizeof(card), "%llu", (unsigned long long)e->cardinality);
+        snprintf(crc, sizeof(crc), "%lu", (unsigned long)codec_crc32c(bits, len));
+        snprintf(nb, sizeof(nb), "%lld", (long long)e->nbytes);
+        snprintf(ex, sizeof(ex), "%lld", (long long)e->expire_ms);
+        const char *wv[7] = {mk, ver, (const char *)bits, card, crc, e->nbytes >= 0 ? nb : NULL,
+                             e->expire_ms > 0 ? ex : NULL};
+        int wl[7] = {0, 0, (int)len, 0, 0, 0, 0}, wf[7] = {0, 0, 1, 0, 0, 0, 0};
+        PGresult *w = PQexecParams(
+            m->pg,
+            o >= 0 ? "UPDATE bitmapd.bitmaps SET bits = $3, version = greatest(version + 1, $2::int8),"
+                     " cardinality = $4::int8, checksum = $5::int8, nbytes = $6::int8, expire_ms = $7::int8,"
+                     " updated_at = now() WHERE key = convert_to($1, 'UTF8')"
+                   : "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes, expire_ms)"
+                     " VALUES (convert_to($1, 'UTF8'), $2::int8, $3, $4::int8, $5::int8, $6::int8, $7::int8)",
+            7, NULL, wv, wl, wf, 1);
+        if (PQresultStatus(w) != PGRES_COMMAND_OK) {
+            const char *code = PQresultErrorField(w, PG_DIAG_SQLSTATE);
+            snprintf(sqlstate, 6, "%s", code ? code : "");
+            snprintf(m->err, sizeof(m->err), "key '%s': %s", mk, PQresultErrorMessage(w));
+            PQclear(w);
+            goto out;
+        }
+        PQclear(w);
+        moved++;
+    }
+    const char *dv[1] = {bkey};
+    PGresult *dr = query(m, "DELETE FROM bitmapd.bitmaps WHERE key = convert_to($1, 'UTF8') AND bucket > 0", 1, dv,
+                         sqlstate);
+    if (!dr) goto out;
+    PQclear(dr);
+    if (!run(m, "COMMIT")) goto out;
+    m->keys += moved;
+    m->buckets++;
+    ok = true;
+out:
+    PQclear(r);
+    return ok;
+}
+
+static bool move_bucket(struct mover *m, const char *bkey)
+{
+    char names[BUCKET_KEY_MAX * (BUCKET_SLOTS + 1) * 2];
+    if (!names_literal(bkey, names, sizeof(names))) {
+        snprintf(m->err, sizeof(m->err), "'%s' is not a bucket name", bkey);
+        return false;
+    }
+    for (int tries = 1;; tries++) {
+        char sqlstate[6] = "";
+        m->err[0] = '\0';
+        if (!run(m, "BEGIN") || !run(m, "SET LOCAL lock_timeout = '5s'")) return false;
+        if (m->in ? move_in(m, bkey, names, sqlstate) : move_out(m, bkey, names, sqlstate)) return true;
+        if (!again(m, sqlstate, tries)) return false;
+    }
+}
+
+/* ---- the pass ----------------------------------------------------------------------- */
+
+/* The buckets a pass has done, by a 64-bit hash of the name: a bucket whose members
+ * lie far apart in key order is moved once. A collision skips a bucket in this pass;
+ * the next pass, which runs until one finds nothing, takes it. */
+struct seen {
+    uint64_t *h;
+    size_t cap, n;
+};
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    while (*s) h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+    return h | 1; /* 0 marks a free cell */
+}
+
+/* Adds name; false when it was there (or memory ran out: then it is moved again). */
+static bool seen_add(struct seen *t, const char *name)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 1024;
+        uint64_t *h = calloc(cap, sizeof(*h));
+        if (!h) return true;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->h[i]) {
+                size_t j = t->h[i] & (cap - 1);
+                while (h[j]) j = (j + 1) & (cap - 1);
+                h[j] = t->h[i];
+            }
+        free(t->h);
+        t->h = h;
+        t->cap = cap;
+    }
+    uint64_t x = name_hash(name);
+    size_t j = x & (t->cap - 1);
+    while (t->h[j]) {
+        if (t->h[j] == x) return false;
+        j = (j + 1) & (t->cap - 1);
+    }
+    t->h[j] = x;
+    t->n++;
+    return true;
+}
+
+/* Every bucket with something to move, in key order: for in, the buckets of the
+ * family's own rows (its key range: checkin:, group:); for out, the bucket rows. */
+static bool pass(struct mover *m, long *found)
+{
+    struct seen done = {0};
+    *found = 0;
+    char last[BUCKET_KEY_MAX * 8] = "", lo[16], hi[16], fam[8];
+    snprintf(lo, sizeof(lo), "%s", m->family == BUCKET_CHECKIN ? "checkin:" : "group:");
+    snprintf(hi, sizeof(hi), "%s", m->family == BUCKET_CHECKIN ? "checkin;" : "group;");
+    snprintf(fam, sizeof(fam), "%d", m->family);
+    int64_t t0 = now_ms(), shown = t0;
+    for (;;) {
+        const char *v[4] = {last, lo, hi, fam};
+        PGresult *r = query(m,
+                            m->in ? "SELECT key FROM bitmapd.bitmaps"
+                                    " WHERE key > convert_to($1, 'UTF8') AND key >= convert_to($2, 'UTF8')"
+                                    "   AND key < convert_to($3, 'UTF8') AND bucket IS NULL AND $4 <> ''"
+                                    " ORDER BY key LIMIT " STR(PAGE)
+                                  : "SELECT key FROM bitmapd.bitmaps"
+                                    " WHERE key > convert_to($1, 'UTF8') AND bucket > 0 AND bucket = $4::int2"
+                                    "   AND $2 <> $3 ORDER BY key LIMIT " STR(PAGE),
+                            4, v, NULL);
+        if (!r) {
+            free(done.h);
+            return false;
+        }
+        int n = PQntuples(r);
+        if (n == 0) {
+            PQclear(r);
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            const uint8_t *k = (const uint8_t *)PQgetvalue(r, i, 0);
+            size_t kl = (size_t)PQgetlength(r, i, 0);
+            struct bucket_ref ref;
+            const char *bkey = NULL;
+            if (m->in) {
+                if (bucket_of(k, kl, &ref) && ref.family == (enum bucket_family)m->family) bkey = ref.bkey;
+            } else if (kl < BUCKET_KEY_MAX && bucket_name_family(k, kl) == (enum bucket_family)m->family) {
+                memcpy(ref.bkey, k, kl);
+                ref.bkey[kl] = '\0';
+                bkey = ref.bkey;
+            }
+            *found += bkey != NULL;
+            if (bkey && seen_add(&done, bkey) && !move_bucket(m, bkey)) {
+                PQclear(r);
+                free(done.h);
+                return false;
+            }
+        }
+        snprintf(last, sizeof(last), "%.*s", PQgetlength(r, n - 1, 0), PQgetvalue(r, n - 1, 0));
+        PQclear(r);
+        if (now_ms() - shown >= 5000) {
+            shown = now_ms();
+            log_info("msg=\"moving keys\" family=%d direction=%s buckets=%ld keys=%ld dropped=%ld at=\"%s\"",
+                     m->family, m->in ? "in" : "out", m->buckets, m->keys, m->dropped, last);
+        }
+    }
+    log_info("msg=\"pass done\" family=%d direction=%s rows=%ld buckets=%ld keys=%ld dropped=%ld ms=%lld", m->family,
+             m->in ? "in" : "out", *found, m->buckets, m->keys, m->dropped, (long long)(now_ms() - t0));
+    free(done.h);
+    return true;
+}
+
+/* Passes until one finds nothing to move: in a moving state no writer makes a row of
+ * the old home (the guard refuses it), so the last pass proves the old home empty. */
+static bool passes(struct mover *m)
+{
+    long found = 1;
+    for (int i = 0; found > 0; i++)
+        if (i >= 10 || !pass(m, &found)) {
+            if (i >= 10) snprintf(m->err, sizeof(m->err), "ten passes did not empty the old home");
+            return false;
+        }
+    return true;
+}
+
+int bucketmove_main(const char *dsn, size_t chunk_bytes, const char *dir, const char *family, int wait_s)
+{
+    struct mover m = {.in = dir && strcmp(dir, "in") == 0, .wait_s = wait_s > 0 ? wait_s : 60,
+                      .chunk_bytes = chunk_bytes};
+    if (!dir || (strcmp(dir, "in") != 0 && strcmp(dir, "out") != 0) || !family) {
+        fprintf(stderr, "usage: bitmapd --buckets in|out FAMILY   (FAMILY: checkin or receipt)\n");
+        return 2;
+    }
+    for (int f = 1; f < BUCKET_FAMILIES; f++)
+        if (strcmp(family, bucket_family_name((enum bucket_family)f)) == 0) m.family = f;
+    if (!m.family) {
+        fprintf(stderr, "bitmapd: no family '%s' (checkin or receipt)\n", family);
+        return 2;
+    }
+    const char *kw[] = {"dbname", "application_name", NULL}, *val[] = {dsn, "bitmapd-buckets", NULL};
+    m.pg = PQconnectdbParams(kw, val, 1);
+    roaring_bitmap_t *e = roaring_bitmap_create();
+    bool ok = e && codec_encode(e, &m.empty, &m.empty_len);
+    if (e) roaring_bitmap_free(e);
+    if (!ok) {
+        fprintf(stderr, "bitmapd: out of memory\n");
+    } else if (PQstatus(m.pg) != CONNECTION_OK) {
+        fprintf(stderr, "bitmapd: cannot connect: %s", PQerrorMessage(m.pg));
+        ok = false;
+    } else {
+        const char *moving = state_after(m.in, true), *done = state_after(m.in, false);
+        const char *from_start[] = {state_after(!m.in, false), state_after(!m.in, true), NULL};
+        char was[32] = "";
+        PQclear(PQexec(m.pg, "SET client_min_messages = warning"));
+        ok = set_state(&m, moving, from_start, was, sizeof(was));
+        if (ok && strcmp(was, done) == 0) {
+            printf("family %s is %s already\n", family, done);
+        } else if (ok) {
+            const char *from_moving[] = {moving, NULL};
+            ok = take_epoch(&m) && wait_instances(&m) && passes(&m) && set_state(&m, done, from_moving, was, sizeof(was)) &&
+                 strcmp(was, moving) == 0 && take_epoch(&m);
+            if (ok && !wait_instances(&m)) /* done; an instance behind only sees it later */
+                log_warn("msg=\"%s\"", m.err);
+            if (ok)
+                printf("family %s is %s (bucket epoch %lld): %ld buckets %s, %ld keys moved, %ld rows without a "
+                       "key dropped\n",
+                       family, done, (long long)m.epoch, m.buckets, m.in ? "written" : "emptied", m.keys, m.dropped);
+            else if (!m.err[0])
+                snprintf(m.err, sizeof(m.err), "the state of family %s changed to '%s' meanwhile", family, was);
+        }
+        if (!ok) fprintf(stderr, "bitmapd: --buckets %s %s: %s\n", dir, family, m.err);
+    }
+    free(m.empty);
+    PQfinish(m.pg);
+    return ok ? 0 : 1;
+}
