@@ -2,7 +2,7 @@
 -- families and the reader of a bucket's bits, as src/store/bucket.h defines them, so
 -- that psql sees the keys a bucket holds (tests/integration/test_sql_buckets.sh
 -- checks that C and SQL agree on every name and every value). migrations/0015 says
--- what a bucket is; in this version bitmapd writes none (every family is 'off').
+-- what a bucket is, 0016 how a family's keys move in and out (bitmapd --buckets).
 --
 -- The reader checks a bucket's structure, as bitmapd.members() checks a bitmap's,
 -- but not the members' CRC-32C checksums (SQL has no CRC-32C; bitmapd checks them
@@ -285,13 +285,20 @@ LANGUAGE sql STABLE STRICT AS $$
 $$;
 
 -- The row of bitmapd.values for one key: one probe of its own row, one of its bucket.
+-- While its family moves (migration 0016) a key may have both: its own row wins when it
+-- holds a value, else its bucket entry, else its own row (one that says "no key"), as
+-- bitmapd reads them.
 CREATE OR REPLACE FUNCTION bitmapd.value_of(k bytea) RETURNS SETOF bitmapd.values
 LANGUAGE sql STABLE STRICT AS $$
-    SELECT b.key, b.version, b.bits, b.cardinality, b.updated_at, b.nbytes, b.expire_ms, NULL::bytea
-      FROM bitmapd.bitmaps b
-     WHERE b.key = k AND (b.bucket IS NULL OR b.bucket < 0)
-    UNION ALL
-    SELECT * FROM bitmapd._bucket_value_of(k)
+    SELECT key, version, bits, cardinality, updated_at, nbytes, expire_ms, bucket_key
+      FROM (SELECT b.key, b.version, b.bits, b.cardinality, b.updated_at, b.nbytes, b.expire_ms, NULL::bytea AS bucket_key,
+                   CASE WHEN b.cardinality = 0 AND b.nbytes IS NULL THEN 2 ELSE 0 END AS pref
+              FROM bitmapd.bitmaps b
+             WHERE b.key = k AND (b.bucket IS NULL OR b.bucket < 0)
+            UNION ALL
+            SELECT *, 1 FROM bitmapd._bucket_value_of(k)) v
+     ORDER BY pref
+     LIMIT 1
 $$;
 
 -- The rows of bitmapd.values whose keys lie in [lo, hi): the rows of single keys in

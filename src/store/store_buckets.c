@@ -13,7 +13,10 @@
  * this instance the writes of one bucket take turns, so that they never conflict with
  * each other; another instance's write in between is a conflict, and the writer
  * loads and tries again as for any key. Keys of families that are off, and all other
- * keys, pass through untouched. */
+ * keys, pass through untouched. While a family moves (bitmapd --buckets, migration
+ * 0016), a member is read from its bucket and its own row together and written to
+ * its new home, the old one left saying "no key" in the same commit
+ * (members_from_rows, bwork_based; docs/design.md, "Moving keys between layouts"). */
 #include <stdio.h>
 
 #include "store/store_internal.h"

@@ -157,7 +157,8 @@ const char SQL_CAS_ONE_CHUNKED[] =
  * (or absence) its write was computed from ($1-$3, probed with a share lock in key
  * order, so that a write in place of the same key still in flight — one whose answer
  * was lost — is waited for and seen), or a group that failed its check against a
- * pending image ($4). Nothing goes in unless this instance still holds the lease. The change
+ * pending image ($4). Nothing goes in unless this instance still holds the lease, and
+ * no image of a member of a family in buckets (migration 0016: BMB02). The change
  * notification names the images written ("!w," first, so that other instances know
  * the log is in use); it is sent only while another instance watches (`watched`).
  * Answer: the groups that failed, then the transaction's id, the
@@ -172,7 +173,8 @@ const char SQL_APPEND[] =
     "             UNION SELECT unnest($4::int4[])),"
     " held AS MATERIALIZED (SELECT NOT pg_try_advisory_xact_lock_shared(" WLOG_LEASE_LOCK ")"
     "                              AND current_setting('bitmapd.instance', true) ="
-    "                                  (SELECT holder FROM bitmapd.wlog_lease) AS ok),"
+    "                                  (SELECT holder FROM bitmapd.wlog_lease)"
+    "                              AND bitmapd._wlog_keys_ok($6::bytea[]) AS ok),"
     " good AS (SELECT * FROM unnest($5::bytea[], $6::bytea[], $7::int8[], $8::int4[]) WITH ORDINALITY"
     "                          AS i(img, k, v, grp, ord)"
     "           WHERE i.grp NOT IN (SELECT grp FROM bad)),"

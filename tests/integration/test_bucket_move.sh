@@ -69,7 +69,8 @@ BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --migrate >"$T/migrate.log" 2>&1 || rc=$?
 check "bitmapd --migrate on the test's database" 0 "$rc"
 sql() { psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 # the SQLSTATE a statement ends with (00000 when it succeeds), from a session given options
-sqlstate() { # OPTIONS SQL
+sqlstate() { # OPTIONS SQL (the write-behind log folded first: its guard comes first)
+  wlog_fold
   PGOPTIONS=$1 psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -c "$2" 2>&1 |
     sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p' | head -n 1 | grep . || echo 00000
 }
@@ -103,6 +104,7 @@ rcli SETBIT checkin:007 1 1 >/dev/null                         # not canonical: 
 rcli SETBIT other:1 1 1 >/dev/null
 sleep 0.05
 snapshot() { # the keys of the families outside the writers' range: every field that must not change
+  wlog_fold # the load went through the write-behind log, with [wlog] enabled
   sql "SELECT key, version, md5(bits), cardinality, nbytes, expire_ms FROM bitmapd.values
         WHERE (cardinality > 0 OR nbytes IS NOT NULL) AND (expire_ms IS NULL OR expire_ms > 1700000000000 * 2)
           AND (key >= 'checkin:1' AND key < 'checkin:3' AND length(key) = 14
