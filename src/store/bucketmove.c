@@ -71,18 +71,25 @@ static bool run(struct mover *m, const char *sql)
     return ok;
 }
 
-/* A statement with text parameters, binary results; NULL (m->err, *sqlstate) on failure. */
-static PGresult *query(struct mover *m, const char *sql, int n, const char *const *vals, char *sqlstate)
+/* A statement with parameters (text, unless fmts says binary with lens), binary
+ * results; NULL (m->err, prefixed with what when given, and *sqlstate) on failure. */
+static PGresult *query_as(struct mover *m, const char *what, const char *sql, int n, const char *const *vals,
+                          const int *lens, const int *fmts, char *sqlstate)
 {
-    PGresult *r = PQexecParams(m->pg, sql, n, NULL, vals, NULL, NULL, 1);
+    PGresult *r = PQexecParams(m->pg, sql, n, NULL, vals, lens, fmts, 1);
     ExecStatusType st = PQresultStatus(r);
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) return r;
     const char *code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
     if (sqlstate) snprintf(sqlstate, 6, "%s", code ? code : "");
-    snprintf(m->err, sizeof(m->err), "%s", PQresultErrorMessage(r));
+    snprintf(m->err, sizeof(m->err), "%s%s%s", what ? what : "", what ? ": " : "", PQresultErrorMessage(r));
     m->err[strcspn(m->err, "\n")] = '\0';
     PQclear(r);
     return NULL;
+}
+
+static PGresult *query(struct mover *m, const char *sql, int n, const char *const *vals, char *sqlstate)
+{
+    return query_as(m, NULL, sql, n, vals, NULL, NULL, sqlstate);
 }
 
 static int64_t int8_at(const PGresult *r, int row, int col, int64_t if_null)
@@ -358,20 +365,16 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
         snprintf(fam, sizeof(fam), "%d", m->family);
         const char *wv[5] = {bkey, (const char *)buf, card, crc, fam};
         int wl[5] = {0, (int)size, 0, 0, 0}, wf[5] = {0, 1, 0, 0, 0};
-        PGresult *w = PQexecParams(
-            m->pg,
+        char what[BUCKET_KEY_MAX + 16];
+        snprintf(what, sizeof(what), "bucket '%s'", bkey);
+        PGresult *w = query_as(
+            m, what,
             brow >= 0 ? "UPDATE bitmapd.bitmaps SET bits = $2, cardinality = $3::int8, checksum = $4::int8,"
                         " version = version + 1, updated_at = now() WHERE key = convert_to($1, 'UTF8') AND $5 <> ''"
                       : "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, bucket)"
                         " VALUES (convert_to($1, 'UTF8'), 1, $2, $3::int8, $4::int8, $5::int2)",
-            5, NULL, wv, wl, wf, 1);
-        if (PQresultStatus(w) != PGRES_COMMAND_OK) {
-            const char *code = PQresultErrorField(w, PG_DIAG_SQLSTATE);
-            snprintf(sqlstate, 6, "%s", code ? code : "");
-            snprintf(m->err, sizeof(m->err), "bucket '%s': %s", bkey, PQresultErrorMessage(w));
-            PQclear(w);
-            goto out;
-        }
+            5, wv, wl, wf, sqlstate);
+        if (!w) goto out;
         PQclear(w);
     }
     const char *dv[1] = {drop};
@@ -453,21 +456,17 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
         const char *wv[7] = {mk, ver, (const char *)bits, card, crc, e->nbytes >= 0 ? nb : NULL,
                              e->expire_ms > 0 ? ex : NULL};
         int wl[7] = {0, 0, (int)len, 0, 0, 0, 0}, wf[7] = {0, 0, 1, 0, 0, 0, 0};
-        PGresult *w = PQexecParams(
-            m->pg,
+        char what[BUCKET_KEY_MAX + 16];
+        snprintf(what, sizeof(what), "key '%s'", mk);
+        PGresult *w = query_as(
+            m, what,
             o >= 0 ? "UPDATE bitmapd.bitmaps SET bits = $3, version = greatest(version + 1, $2::int8),"
                      " cardinality = $4::int8, checksum = $5::int8, nbytes = $6::int8, expire_ms = $7::int8,"
                      " updated_at = now() WHERE key = convert_to($1, 'UTF8')"
                    : "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes, expire_ms)"
                      " VALUES (convert_to($1, 'UTF8'), $2::int8, $3, $4::int8, $5::int8, $6::int8, $7::int8)",
-            7, NULL, wv, wl, wf, 1);
-        if (PQresultStatus(w) != PGRES_COMMAND_OK) {
-            const char *code = PQresultErrorField(w, PG_DIAG_SQLSTATE);
-            snprintf(sqlstate, 6, "%s", code ? code : "");
-            snprintf(m->err, sizeof(m->err), "key '%s': %s", mk, PQresultErrorMessage(w));
-            PQclear(w);
-            goto out;
-        }
+            7, wv, wl, wf, sqlstate);
+        if (!w) goto out;
         PQclear(w);
         moved++;
     }

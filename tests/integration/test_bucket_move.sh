@@ -28,20 +28,6 @@ if [[ -z ${BITMAPD_PGDIR:-} || -z ${BITMAPD_OWNER_DSN:-} ]]; then
   finish
 fi
 
-# psql as the cluster's superuser over its Unix socket (as the server's OS user when root)
-super_psql() {
-  local area=$BITMAPD_PGDIR data port sock user
-  [[ -f $area/cluster ]] && area=$(<"$area/cluster")
-  data=$area/data
-  port=$(sed -n 4p "$data/postmaster.pid")
-  sock=$(sed -n 5p "$data/postmaster.pid")
-  user=$(stat -c %U "$data")
-  if ((EUID == 0)); then
-    (cd / && runuser -u "$user" -- env HOME=/ psql -XAtq -v ON_ERROR_STOP=1 -h "$sock" -p "$port" -U postgres -d "$1")
-  else
-    psql -XAtq -v ON_ERROR_STOP=1 -h "$sock" -p "$port" -U postgres -d "$1"
-  fi
-}
 owner_role=$(sed -n 's/.* user=\([^ ]*\).*/\1/p' <<<"$BITMAPD_OWNER_DSN")
 app_role=$(sed -n 's/.* user=\([^ ]*\).*/\1/p' <<<"$BITMAPD_DSN")
 DB="bucket_move_$$"
@@ -49,17 +35,17 @@ cleanup() {
   local p
   for p in "${!_SERVICE_PIDS[@]}"; do stop_service "$p"; done
   [[ -n ${HOLD_PID:-} ]] && kill "$HOLD_PID" 2>/dev/null
-  super_psql postgres >/dev/null 2>&1 <<<"DROP DATABASE IF EXISTS \"$DB\" WITH (FORCE)"
+  super_psql "$BITMAPD_PGDIR" postgres >/dev/null 2>&1 <<<"DROP DATABASE IF EXISTS \"$DB\" WITH (FORCE)"
 }
 trap cleanup EXIT
-if ! super_psql postgres >/dev/null 2>"$T/createdb.err" <<<"CREATE DATABASE \"$DB\" OWNER \"$owner_role\""; then
+if ! super_psql "$BITMAPD_PGDIR" postgres >/dev/null 2>"$T/createdb.err" <<<"CREATE DATABASE \"$DB\" OWNER \"$owner_role\""; then
   check "create a database for this test" "" "$(cat "$T/createdb.err")"
   finish
 fi
 {
   printf 'SET client_min_messages = warning;\n\\set owner %s\n\\set app %s\n' "$owner_role" "$app_role"
   cat scripts/roles.sql
-} | super_psql "$DB" >/dev/null 2>"$T/roles.err"
+} | super_psql "$BITMAPD_PGDIR" "$DB" >/dev/null 2>"$T/roles.err"
 check "roles.sql on the test's database" "" "$(grep -v '^NOTICE' "$T/roles.err" | head -n 3)"
 OWNER_DSN=${BITMAPD_OWNER_DSN/dbname=bitmapd/dbname=$DB}
 APP_DSN=${BITMAPD_DSN/dbname=bitmapd/dbname=$DB}
@@ -150,16 +136,22 @@ WRITERS=$!
 sleep 1
 
 # ---- 1. in, killed part way, then again ----------------------------------------------------
-BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --buckets in checkin >"$T/mover-killed.out" 2>&1 &
-MOVER=$!
-for ((i = 0; i < 200; i++)); do # until some buckets are written, or it ended
-  n=$(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE bucket = 1 AND length(key) >= 13") # not the writers'
-  ((n >= 100)) && break
-  kill -0 "$MOVER" 2>/dev/null || break
-  sleep 0.02
-done
-kill -9 "$MOVER" 2>/dev/null
-wait "$MOVER" 2>/dev/null
+# kill_part_way DIRECTION COUNT_SQL MIN — a move of the check-ins, killed with -9 once
+# COUNT_SQL counts MIN rows moved (or when it ended by itself)
+kill_part_way() {
+  local mover i n
+  BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --buckets "$1" checkin >"$T/mover-killed-$1.out" 2>&1 &
+  mover=$!
+  for ((i = 0; i < 200; i++)); do
+    n=$(sql "$2")
+    ((n >= $3)) && break
+    kill -0 "$mover" 2>/dev/null || break
+    sleep 0.02
+  done
+  kill -9 "$mover" 2>/dev/null
+  wait "$mover" 2>/dev/null
+}
+kill_part_way in "SELECT count(*) FROM bitmapd.bitmaps WHERE bucket = 1 AND length(key) >= 13" 100 # not the writers' buckets
 homes=$(sql "SELECT count(*) FILTER (WHERE bucket = 1 AND length(key) >= 13) > 0,
                     count(*) FILTER (WHERE bucket IS NULL AND key >= 'checkin:1' AND key < 'checkin:3' AND length(key) = 14) > 0
                FROM bitmapd.bitmaps")
@@ -218,16 +210,7 @@ HOLD_PID=
 sql "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'bitmapd'" >/dev/null
 
 # ---- 1. out, killed part way, then again ---------------------------------------------------
-BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --buckets out checkin >"$T/mover-killed2.out" 2>&1 &
-MOVER=$!
-for ((i = 0; i < 200; i++)); do
-  n=$(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE bucket IS NULL AND key >= 'checkin:1' AND key < 'checkin:3' AND length(key) = 14")
-  ((n >= 1000)) && break
-  kill -0 "$MOVER" 2>/dev/null || break
-  sleep 0.02
-done
-kill -9 "$MOVER" 2>/dev/null
-wait "$MOVER" 2>/dev/null
+kill_part_way out "SELECT count(*) FROM bitmapd.bitmaps WHERE bucket IS NULL AND key >= 'checkin:1' AND key < 'checkin:3' AND length(key) = 14" 1000
 check "killed part way out: every key reads as before" "" "$(snapshot | diff "$T/snap0" - | head -n 4)"
 rc=0
 mover out checkin || rc=$?
