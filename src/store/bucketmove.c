@@ -29,6 +29,7 @@
 #include "store/bucket.h"
 #include "store/codec.h"
 #include "store/db.h"
+#include "store/pgbin.h"
 #include "core/log.h"
 
 #define PAGE 500
@@ -396,7 +397,9 @@ out:
     return ok;
 }
 
-/* Bucket bkey's entries go to their own rows, and the bucket row goes. */
+/* Bucket bkey's entries go to their own rows, and the bucket row goes: one DELETE
+ * (the bucket row, and own rows that say "no key" for an entry), one INSERT of every
+ * member (binary arrays, as the compare-and-swap sends them). */
 static bool move_out(struct mover *m, const char *bkey, const char *names, char *sqlstate)
 {
     const char *v[1] = {names};
@@ -406,6 +409,7 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
     long moved = 0;
     bool ok = false;
     char why[128];
+    struct pgarr keys = {0}, vers = {0}, bits = {0}, cards = {0}, crcs = {0}, nbs = {0}, exps = {0}, gone = {0};
 
     if (!r) return false;
     for (unsigned s = 0; s < BUCKET_SLOTS; s++) own[s] = -1;
@@ -426,60 +430,101 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
         snprintf(m->err, sizeof(m->err), "bucket row '%s' is corrupt (nothing of it moved)", bkey);
         goto out;
     }
+    /* which entries go, which own rows they replace (the arrays are sized first) */
+    int64_t now = now_ms();
+    unsigned take[BUCKET_SLOTS], ntake = 0, nown = 0;
+    char mk[BUCKET_SLOTS][BUCKET_KEY_MAX];
+    size_t mkl[BUCKET_SLOTS];
     for (unsigned k = 0; k < d.n; k++) {
         const struct bucket_entry *e = &d.e[k];
-        char mk[BUCKET_KEY_MAX];
-        if (!bucket_member_key((const uint8_t *)bkey, strlen(bkey), e->slot, mk, sizeof(mk))) continue;
-        if (e->stub) continue; /* its own row is its home already (spills: not built) */
+        mkl[k] = bucket_member_key((const uint8_t *)bkey, strlen(bkey), e->slot, mk[k], sizeof(mk[k]));
+        if (!mkl[k] || e->stub) continue; /* a stub's own row is its home already (spills: not built) */
         if (!e->intact) {
-            snprintf(m->err, sizeof(m->err), "key '%s' fails its checksum in bucket '%s' (nothing of it moved)", mk,
+            snprintf(m->err, sizeof(m->err), "key '%s' fails its checksum in bucket '%s' (nothing of it moved)", mk[k],
                      bkey);
             goto out;
         }
         int o = own[e->slot];
         int64_t oexp = o >= 0 ? int8_at(r, o, 6, 0) : 0;
-        bool own_value = o >= 0 && !(int8_at(r, o, 3, 0) == 0 && PQgetisnull(r, o, 5)) && !(oexp > 0 && oexp <= now_ms());
-        if (own_value) {
+        if (o >= 0 && !(int8_at(r, o, 3, 0) == 0 && PQgetisnull(r, o, 5)) && !(oexp > 0 && oexp <= now)) {
             snprintf(m->err, sizeof(m->err),
-                     "key '%s' holds a value in its own row and in bucket '%s' (nothing of it moved)", mk, bkey);
+                     "key '%s' holds a value in its own row and in bucket '%s' (nothing of it moved)", mk[k], bkey);
             goto out;
         }
-        if (e->cardinality == 0 && e->nbytes < 0) continue; /* deleted: no key */
-        const uint8_t *bits = e->len ? e->val : m->empty;
+        if (e->cardinality == 0 && e->nbytes < 0) continue; /* deleted: no key (an own row stays as it is) */
+        take[ntake++] = k;
+        nown += o >= 0;
+    }
+    pa_begin(&keys, OID_BYTEA, ntake, false);
+    pa_begin(&vers, OID_INT8, ntake, false);
+    pa_begin(&bits, OID_BYTEA, ntake, false);
+    pa_begin(&cards, OID_INT8, ntake, false);
+    pa_begin(&crcs, OID_INT8, ntake, false);
+    pa_begin(&nbs, OID_INT8, ntake, true);
+    pa_begin(&exps, OID_INT8, ntake, true);
+    pa_begin(&gone, OID_BYTEA, nown + 1, false);
+    pa_elem(&gone, bkey, strlen(bkey));
+    for (unsigned t = 0; t < ntake; t++) {
+        const struct bucket_entry *e = &d.e[take[t]];
+        int o = own[e->slot];
+        if (o >= 0) pa_elem(&gone, mk[take[t]], mkl[take[t]]); /* "no key" or expired: the entry replaces it */
+        const uint8_t *b = e->len ? e->val : m->empty;
         size_t len = e->len ? e->len : m->empty_len;
-        char ver[24], card[24], crc[24], nb[24], ex[24];
-        snprintf(ver, sizeof(ver), "%lld", (long long)e->version);
-        snprintf(card, sizeof(card), "%llu", (unsigned long long)e->cardinality);
-        snprintf(crc, sizeof(crc), "%lu", (unsigned long)codec_crc32c(bits, len));
-        snprintf(nb, sizeof(nb), "%lld", (long long)e->nbytes);
-        snprintf(ex, sizeof(ex), "%lld", (long long)e->expire_ms);
-        const char *wv[7] = {mk, ver, (const char *)bits, card, crc, e->nbytes >= 0 ? nb : NULL,
-                             e->expire_ms > 0 ? ex : NULL};
-        int wl[7] = {0, 0, (int)len, 0, 0, 0, 0}, wf[7] = {0, 0, 1, 0, 0, 0, 0};
-        char what[BUCKET_KEY_MAX + 16];
-        snprintf(what, sizeof(what), "key '%s'", mk);
-        PGresult *w = query_as(
-            m, what,
-            o >= 0 ? "UPDATE bitmapd.bitmaps SET bits = $3, version = greatest(version + 1, $2::int8),"
-                     " cardinality = $4::int8, checksum = $5::int8, nbytes = $6::int8, expire_ms = $7::int8,"
-                     " updated_at = now() WHERE key = convert_to($1, 'UTF8')"
-                   : "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes, expire_ms)"
-                     " VALUES (convert_to($1, 'UTF8'), $2::int8, $3, $4::int8, $5::int8, $6::int8, $7::int8)",
-            7, wv, wl, wf, sqlstate);
-        if (!w) goto out;
-        PQclear(w);
+        int64_t ver = e->version;
+        if (o >= 0 && db_value_int8(r, o, 1) + 1 > ver) ver = db_value_int8(r, o, 1) + 1; /* versions only go up */
+        pa_elem(&keys, mk[take[t]], mkl[take[t]]);
+        pa_int8(&vers, ver);
+        pa_elem(&bits, b, len);
+        pa_int8(&cards, (int64_t)e->cardinality);
+        pa_int8(&crcs, codec_crc32c(b, len));
+        pa_int8_or_null(&nbs, e->nbytes);
+        pa_int8_or_null(&exps, e->expire_ms > 0 ? e->expire_ms : -1);
         moved++;
     }
-    const char *dv[1] = {bkey};
-    PGresult *dr = query(m, "DELETE FROM bitmapd.bitmaps WHERE key = convert_to($1, 'UTF8') AND bucket > 0", 1, dv,
-                         sqlstate);
+    if (keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || nbs.oom || exps.oom || gone.oom) {
+        snprintf(m->err, sizeof(m->err), "out of memory");
+        goto out;
+    }
+    struct db_param g = pa_param(&gone);
+    const char *gv[1] = {g.value};
+    int gl[1] = {g.length}, gf[1] = {1};
+    char what[BUCKET_KEY_MAX + 16];
+    snprintf(what, sizeof(what), "bucket '%s'", bkey);
+    PGresult *dr = query_as(m, what, "DELETE FROM bitmapd.bitmaps WHERE key = ANY ($1::bytea[])", 1, gv, gl, gf,
+                            sqlstate);
     if (!dr) goto out;
     PQclear(dr);
+    if (moved > 0) {
+        struct db_param p[7] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
+                                pa_param(&crcs), pa_param(&nbs),  pa_param(&exps)};
+        const char *wv[7];
+        int wl[7], wf[7];
+        for (int i = 0; i < 7; i++) {
+            wv[i] = p[i].value;
+            wl[i] = p[i].length;
+            wf[i] = 1;
+        }
+        PGresult *w = query_as(m, what,
+                               "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes, expire_ms)"
+                               " SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[],"
+                               "                      $6::int8[], $7::int8[]) ORDER BY 1",
+                               7, wv, wl, wf, sqlstate);
+        if (!w) goto out;
+        PQclear(w);
+    }
     if (!run(m, "COMMIT")) goto out;
     m->keys += moved;
     m->buckets++;
     ok = true;
 out:
+    free(keys.buf);
+    free(vers.buf);
+    free(bits.buf);
+    free(cards.buf);
+    free(crcs.buf);
+    free(nbs.buf);
+    free(exps.buf);
+    free(gone.buf);
     PQclear(r);
     return ok;
 }
@@ -494,7 +539,7 @@ static bool move_bucket(struct mover *m, const char *bkey)
     for (int tries = 1;; tries++) {
         char sqlstate[6] = "";
         m->err[0] = '\0';
-        if (!run(m, "BEGIN") || !run(m, "SET LOCAL lock_timeout = '5s'")) return false;
+        if (!run(m, "BEGIN")) return false;
         if (m->in ? move_in(m, bkey, names, sqlstate) : move_out(m, bkey, names, sqlstate)) return true;
         if (!again(m, sqlstate, tries)) return false;
     }
@@ -650,7 +695,12 @@ int bucketmove_main(const char *dsn, size_t chunk_bytes, const char *dir, const 
         const char *moving = state_after(m.in, true), *done = state_after(m.in, false);
         const char *from_start[] = {state_after(!m.in, false), state_after(!m.in, true), NULL};
         char was[32] = "";
+        /* A bucket's commit does not wait for its WAL to reach the disk: a crash may lose
+         * the last moves, never a write acknowledged to a client, whose own commit (a
+         * later record of the same WAL) flushes them first. It saves a flush a bucket. */
         PQclear(PQexec(m.pg, "SET client_min_messages = warning"));
+        PQclear(PQexec(m.pg, "SET synchronous_commit = off"));
+        PQclear(PQexec(m.pg, "SET lock_timeout = '5s'"));
         ok = set_state(&m, moving, from_start, was, sizeof(was));
         if (ok && strcmp(was, done) == 0) {
             printf("family %s is %s already\n", family, done);
