@@ -15,7 +15,7 @@ bash scripts/pg.sh start "$PG" "${BENCH_MOVE_PG_PORT:-55471}" >/dev/null 2>&1 ||
 O="$(cat "$PG"/owner_dsn)"; BITMAPD_DSN="$O" $BIN --migrate >/dev/null 2>&1
 BITMAPD_DSN="$(cat "$PG"/dsn)" $BIN -c service.ini --set http.port=18231 --set resp.port=16231 > "$PG/bitmapd.log" 2>&1 &
 sleep 1.5
-t0=$(date +%s.%N); /usr/bin/python3 bench/bucket_move_gen.py $N 1000000 | redis-cli -p 16231 --pipe | tail -1; t1=$(date +%s.%N)
+t0=$(date +%s.%N); /usr/bin/python3 bench/bucket_move_gen.py "$N" 1000000 | redis-cli -p 16231 --pipe | tail -1; t1=$(date +%s.%N)
 echo "load: $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
 sz() { psql "$O" -XAtq -c "VACUUM FULL bitmapd.bitmaps" -c "SELECT pg_total_relation_size('bitmapd.bitmaps')"; }
 lsn() { psql "$O" -XAtq -c "SELECT pg_current_wal_lsn()"; }

@@ -31,6 +31,7 @@ fi
 owner_role=$(sed -n 's/.* user=\([^ ]*\).*/\1/p' <<<"$BITMAPD_OWNER_DSN")
 app_role=$(sed -n 's/.* user=\([^ ]*\).*/\1/p' <<<"$BITMAPD_DSN")
 DB="bucket_move_$$"
+# shellcheck disable=SC2317  # invoked by trap
 cleanup() {
   local p
   for p in "${!_SERVICE_PIDS[@]}"; do stop_service "$p"; done
@@ -65,9 +66,9 @@ mover() { # in|out FAMILY — output in $T/mover.out
 }
 
 start_service || finish
-PORT_A=$PORT RPORT_A=$RPORT
+RPORT_A=$RPORT
 start_service || finish
-PORT_B=$PORT RPORT_B=$RPORT
+RPORT_B=$RPORT
 RPORT=$RPORT_A
 
 # ---- the keys, with the families off ------------------------------------------------------
