@@ -47,6 +47,7 @@ struct mover {
     uint8_t *empty;    /* the empty bitmap's encoding: an own row of an empty member */
     size_t empty_len;
     long buckets, keys, dropped;
+    bool remaining; /* set_state found a row of the old home under the lock */
     char err[512];
 };
 
@@ -137,9 +138,11 @@ static bool set_state(struct mover *m, const char *to, const char *const *from, 
             goto retry;
         PQclear(r);
         if (!(r = query(m,
-                        "SELECT state, (SELECT count(*) FROM (SELECT 1 FROM bitmapd.wlog LIMIT 1) l)::int8"
+                        "SELECT state, (SELECT count(*) FROM (SELECT 1 FROM bitmapd.wlog LIMIT 1) l)::int8,"
+                        "       (SELECT count(*) FROM (SELECT 1 FROM bitmapd.bitmaps"
+                        "                               WHERE bucket > 0 AND bucket = $1::int2 AND $2 = 'off' LIMIT 1) b)::int8"
                         "  FROM bitmapd.bucket_state WHERE family = $1::int2 FOR UPDATE",
-                        1, v, sqlstate)))
+                        2, v, sqlstate)))
             goto retry;
         if (PQntuples(r) != 1) {
             snprintf(m->err, sizeof(m->err), "no family %d in bitmapd.bucket_state", m->family);
@@ -149,7 +152,13 @@ static bool set_state(struct mover *m, const char *to, const char *const *from, 
         }
         snprintf(was, wascap, "%.*s", PQgetlength(r, 0, 0), PQgetvalue(r, 0, 0));
         bool logged = db_value_int8(r, 0, 1) > 0;
+        m->remaining = db_value_int8(r, 0, 2) > 0; /* off, with a bucket row left: another pass */
         PQclear(r);
+        if (m->remaining) {
+            PQclear(PQexec(m->pg, "ROLLBACK"));
+            snprintf(m->err, sizeof(m->err), "bucket rows of the family appeared after the last pass");
+            return false;
+        }
         bool allowed = !from;
         for (int i = 0; from && from[i]; i++) allowed |= strcmp(was, from[i]) == 0;
         if (strcmp(was, to) == 0 || !allowed) return run(m, "COMMIT");
@@ -322,7 +331,8 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
                      bkey);
             goto out;
         }
-        if (k < 0 && !empty) {
+        if (k < 0) { /* its value, string length and deadline; or "no key" at its version (a version
+                      * is never given twice: a writer's compare-and-swap relies on it) */
             struct bucket_entry e = {.slot = (uint8_t)slot, .version = db_value_int8(r, i, 1),
                                      .cardinality = (uint64_t)int8_at(r, i, 3, 0), .nbytes = int8_at(r, i, 5, -1),
                                      .expire_ms = exp};
@@ -336,7 +346,7 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
             }
             moved++;
         } else {
-            dropped++; /* no key: deleted, expired, or its value is in the bucket already */
+            dropped++; /* "no key" or expired, and the bucket holds a later version */
         }
         dl += (size_t)snprintf(drop + dl, sizeof(drop) - dl, "%s\"%.*s\"", dl > 1 ? "," : "", keylen, key);
     }
@@ -451,8 +461,7 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
                      "key '%s' holds a value in its own row and in bucket '%s' (nothing of it moved)", mk[k], bkey);
             goto out;
         }
-        if (e->cardinality == 0 && e->nbytes < 0) continue; /* deleted: no key (an own row stays as it is) */
-        take[ntake++] = k;
+        take[ntake++] = k; /* a deleted one too: "no key" at its version */
         nown += o >= 0;
     }
     pa_begin(&keys, OID_BYTEA, ntake, false);
@@ -596,24 +605,28 @@ static bool pass(struct mover *m, long *found)
 {
     struct seen done = {0};
     *found = 0;
-    char last[BUCKET_KEY_MAX * 8] = "", lo[16], hi[16], fam[8];
+    char lo[16], hi[16], fam[8];
+    uint8_t *last = NULL; /* the page's last key, as it is (any bytes) */
+    int lastlen = 0;
     snprintf(lo, sizeof(lo), "%s", m->family == BUCKET_CHECKIN ? "checkin:" : "group:");
     snprintf(hi, sizeof(hi), "%s", m->family == BUCKET_CHECKIN ? "checkin;" : "group;");
     snprintf(fam, sizeof(fam), "%d", m->family);
     int64_t t0 = now_ms(), shown = t0;
     for (;;) {
-        const char *v[4] = {last, lo, hi, fam};
-        PGresult *r = query(m,
-                            m->in ? "SELECT key FROM bitmapd.bitmaps"
-                                    " WHERE key > convert_to($1, 'UTF8') AND key >= convert_to($2, 'UTF8')"
-                                    "   AND key < convert_to($3, 'UTF8') AND bucket IS NULL AND $4 <> ''"
-                                    " ORDER BY key LIMIT " STR(PAGE)
-                                  : "SELECT key FROM bitmapd.bitmaps"
-                                    " WHERE key > convert_to($1, 'UTF8') AND bucket > 0 AND bucket = $4::int2"
-                                    "   AND $2 <> $3 ORDER BY key LIMIT " STR(PAGE),
-                            4, v, NULL);
+        const char *v[4] = {last ? (const char *)last : "", lo, hi, fam};
+        int l[4] = {lastlen, 0, 0, 0}, f[4] = {1, 0, 0, 0};
+        PGresult *r = query_as(m, NULL,
+                               m->in ? "SELECT key FROM bitmapd.bitmaps"
+                                       " WHERE key > $1::bytea AND key >= convert_to($2, 'UTF8')"
+                                       "   AND key < convert_to($3, 'UTF8') AND bucket IS NULL AND $4 <> ''"
+                                       " ORDER BY key LIMIT " STR(PAGE)
+                                     : "SELECT key FROM bitmapd.bitmaps"
+                                       " WHERE key > $1::bytea AND bucket > 0 AND bucket = $4::int2"
+                                       "   AND $2 <> $3 ORDER BY key LIMIT " STR(PAGE),
+                               4, v, l, f, NULL);
         if (!r) {
             free(done.h);
+            free(last);
             return false;
         }
         int n = PQntuples(r);
@@ -637,20 +650,30 @@ static bool pass(struct mover *m, long *found)
             if (bkey && seen_add(&done, bkey) && !move_bucket(m, bkey)) {
                 PQclear(r);
                 free(done.h);
+                free(last);
                 return false;
             }
         }
-        snprintf(last, sizeof(last), "%.*s", PQgetlength(r, n - 1, 0), PQgetvalue(r, n - 1, 0));
+        free(last);
+        lastlen = PQgetlength(r, n - 1, 0);
+        if (!(last = malloc((size_t)lastlen + 1))) {
+            snprintf(m->err, sizeof(m->err), "out of memory");
+            PQclear(r);
+            free(done.h);
+            return false;
+        }
+        memcpy(last, PQgetvalue(r, n - 1, 0), (size_t)lastlen);
         PQclear(r);
         if (now_ms() - shown >= 5000) {
             shown = now_ms();
-            log_info("msg=\"moving keys\" family=%d direction=%s buckets=%ld keys=%ld dropped=%ld at=\"%s\"",
-                     m->family, m->in ? "in" : "out", m->buckets, m->keys, m->dropped, last);
+            log_info("msg=\"moving keys\" family=%d direction=%s buckets=%ld keys=%ld dropped=%ld", m->family,
+                     m->in ? "in" : "out", m->buckets, m->keys, m->dropped);
         }
     }
     log_info("msg=\"pass done\" family=%d direction=%s rows=%ld buckets=%ld keys=%ld dropped=%ld ms=%lld", m->family,
              m->in ? "in" : "out", *found, m->buckets, m->keys, m->dropped, (long long)(now_ms() - t0));
     free(done.h);
+    free(last);
     return true;
 }
 
@@ -701,13 +724,22 @@ int bucketmove_main(const char *dsn, size_t chunk_bytes, const char *dir, const 
         PQclear(PQexec(m.pg, "SET client_min_messages = warning"));
         PQclear(PQexec(m.pg, "SET synchronous_commit = off"));
         PQclear(PQexec(m.pg, "SET lock_timeout = '5s'"));
-        ok = set_state(&m, moving, from_start, was, sizeof(was));
+        PGresult *lk = query(&m, "SELECT pg_try_advisory_lock(7355611)", 0, NULL, NULL); /* one mover at a time */
+        ok = lk && PQgetvalue(lk, 0, 0)[0] == 1;
+        PQclear(lk);
+        if (!ok && !m.err[0]) snprintf(m.err, sizeof(m.err), "another bitmapd --buckets is running");
+        ok = ok && set_state(&m, moving, from_start, was, sizeof(was));
         if (ok && strcmp(was, done) == 0) {
             printf("family %s is %s already\n", family, done);
         } else if (ok) {
             const char *from_moving[] = {moving, NULL};
-            ok = take_epoch(&m) && wait_instances(&m) && passes(&m) && set_state(&m, done, from_moving, was, sizeof(was)) &&
-                 strcmp(was, moving) == 0 && take_epoch(&m);
+            ok = take_epoch(&m) && wait_instances(&m) && passes(&m);
+            bool flipped = false;
+            for (int i = 0; ok && !flipped && i < 3; i++) {
+                flipped = set_state(&m, done, from_moving, was, sizeof(was));
+                if (!flipped) ok = m.remaining && passes(&m);
+            }
+            ok = ok && flipped && strcmp(was, moving) == 0 && take_epoch(&m);
             if (ok && !wait_instances(&m)) /* done; an instance behind only sees it later */
                 log_warn("msg=\"%s\"", m.err);
             if (ok)

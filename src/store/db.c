@@ -40,6 +40,9 @@ struct db_job {
     bool preparing;      /* the Parse of stmt is in flight on this job's connection */
     bool session;        /* the settings of db_set_session(), run before a connection's next job */
     unsigned session_gen;
+    bool bound;          /* db_bind_session(): runs only under the settings of bound_gen */
+    unsigned bound_gen;
+    const char *fail_sqlstate; /* a failure of ours that says "not run" (DB_ERROR) */
     struct event *timer; /* queue deadline, or immediate failure */
     PGresult *res;       /* first result of the statement */
     const char *fail_message;
@@ -154,6 +157,13 @@ static void job_timer_cb(evutil_socket_t fd, short what, void *arg)
         return;
     }
     job_dequeue(job);
+    if (job->fail_sqlstate) {
+        struct db_result r = {DB_ERROR, NULL, job->fail_message, job->fail_sqlstate};
+        job->db->failures++;
+        if (!job->cancelled) job->cb(&r, job->arg);
+        job_free(job);
+        return;
+    }
     job_finish(job, DB_UNAVAILABLE,
                job->fail_message ? job->fail_message : "timed out waiting for a database connection");
 }
@@ -425,6 +435,12 @@ static struct db_job *session_job(struct db *db)
     return set;
 }
 
+void db_bind_session(struct db_job *job)
+{
+    job->bound = true;
+    job->bound_gen = job->db->session_gen;
+}
+
 void db_set_session(struct db *db, const char *sql)
 {
     char *copy = strdup(sql);
@@ -562,6 +578,18 @@ static void conn_run(struct db_conn *c, struct db_job *job)
     char name[32];
     int ok;
     struct db *db = c->db;
+    if (job && job->bound && job->bound_gen != db->session_gen) {
+        /* made for settings that changed before it could run: it does not run */
+        job->fail_sqlstate = DB_SESSION_CHANGED;
+        job_fail_soon(job, "the session settings changed before the statement ran");
+        if (c->state == CONN_BUSY) {
+            c->job = NULL;
+            conn_set_state(c, CONN_IDLE);
+            conn_arm(c, EV_READ, 0);
+        }
+        if (!c->listener) db_dispatch(db);
+        return;
+    }
     conn_set_state(c, CONN_BUSY);
     if (job && !job->session && db->session_sql && c->session_gen != db->session_gen) {
         /* the session's settings first (db_set_session); the job once they are read */

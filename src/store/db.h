@@ -86,6 +86,11 @@ bool db_listening(const struct db *db);
  * next job (settings: set_config(..., false)), from now on and after each reconnect;
  * idle sessions run it at once. A session whose run fails is dropped and reconnects. */
 void db_set_session(struct db *db, const char *sql);
+/* Binds a job (of db_query or db_query_prepared, just returned) to the settings of the
+ * last db_set_session(): should they change before it runs, it does not run and fails
+ * with DB_ERROR, SQLSTATE DB_SESSION_CHANGED. */
+void db_bind_session(struct db_job *job);
+#define DB_SESSION_CHANGED "BMB01"
 
 /* This process's instance token (16 hex digits), the setting bitmapd.instance of
  * every connection it opens. */

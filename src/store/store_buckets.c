@@ -55,6 +55,7 @@ static void take_state(struct store *st, const PGresult *res)
         if (f > BUCKET_NONE && f < BUCKET_FAMILIES && s >= BSTATE_OFF && s <= BSTATE_OUT) state[f] = (uint8_t)s;
         epoch += cell(res, i, 2);
     }
+    if (st->bucket_known && epoch < st->bucket_epoch) return; /* an older read answered late */
     bool changed = !st->bucket_known || epoch != st->bucket_epoch;
     for (int f = 1; f < BUCKET_FAMILIES; f++) {
         if (st->bucket_known && state[f] != st->bucket_state[f])
@@ -373,6 +374,8 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
         if (!db_defer(st->db, bload_fail_cb, bl)) goto fail;
         return handle;
     }
+    /* a moving member's two homes from one snapshot, not one of them from the cache */
+    if ((size_t)nk > n) flags = (flags | STORE_CONSISTENT) & ~STORE_GUESS_ABSENT;
     if (!rows_load(st, bl->rk, (size_t)nk, flags, bload_done, bl)) goto fail;
     return handle;
 fail:
@@ -438,6 +441,7 @@ struct bcas {
     uint8_t *buf;
     struct bucket_ref *refs; /* per write (family NONE: a row of its own) */
     int *wh;               /* per write: where (W_*) */
+    int64_t epoch;         /* st->bucket_epoch when where() was asked */
     size_t nb;
     struct store_key *bkeys; /* distinct buckets */
     bool *conflict;        /* per group: the answer */
@@ -731,6 +735,13 @@ static void bwork_based(enum store_status s, const char *err, const struct store
         bwork_finish(wk, s, err ? wk->errbuf : NULL);
         return;
     }
+    for (size_t k = 0; k < wk->ncalls; k++)
+        if (wk->calls[k]->epoch != st->bucket_epoch) { /* a family moved on since where() said */
+            for (k = 0; k < wk->ncalls; k++)
+                for (int32_t g = 0; g < wk->calls[k]->ngroups; g++) wk->calls[k]->conflict[g] = true;
+            bwork_finish(wk, STORE_OK, NULL);
+            return;
+        }
     if (!bwork_flatten(wk) || !(dirs = calloc(wk->nb, sizeof(*dirs))) ||
         !(out = calloc(2 * wk->n + wk->nb, sizeof(*out))) || !(base = calloc(wk->n ? wk->n : 1, sizeof(*base))) ||
         !(bver = calloc(wk->n ? wk->n : 1, sizeof(*bver))))
@@ -796,6 +807,12 @@ static void bwork_based(enum store_status s, const char *err, const struct store
             int wh = *wk->wh[i];
             int64_t inc = w->inc > 0 ? w->inc : 1;
             if (wh == W_OUT) { /* to its own row: a write of its own, and out of the bucket */
+                if (base[i] == BASE_SLOT && !w->bits) { /* a check of the entry: the bucket's version */
+                    d->family = wk->refs[i]->family;
+                    grp = wk->comp[wk->grp[i]];
+                    checked = true;
+                    continue;
+                }
                 struct store_write *o = &out[nout++];
                 *o = *w;
                 o->group = wk->comp[wk->grp[i]];
@@ -805,7 +822,6 @@ static void bwork_based(enum store_status s, const char *err, const struct store
                     d->family = wk->refs[i]->family;
                     grp = wk->comp[wk->grp[i]];
                     checked = true;
-                    if (!w->bits) continue; /* a check of the entry: the bucket's version */
                     /* the version goes on from the entry's (an insert is at its inc) */
                     o->absent = !own->found;
                     o->version = own->found ? own->version : 0;
@@ -938,7 +954,7 @@ static void bwork_start(struct bwork *wk)
             wk->own[i] = nk;
             wk->lkeys[nk++] = (struct store_key){bc->w[x].key, bc->w[x].keylen};
         }
-    if (rows_load(wk->st, wk->lkeys, nk, 0, bwork_based, wk)) return;
+    if (rows_load(wk->st, wk->lkeys, nk, nk > wk->nb ? STORE_CONSISTENT : 0, bwork_based, wk)) return;
 oom:
     if (!db_defer(wk->st->db, bwork_oom_cb, wk)) log_error("msg=\"out of memory: a write of bucket rows stays unanswered\"");
 }
@@ -954,7 +970,7 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
     struct bcas *bc = calloc(1, sizeof(*bc));
     size_t bytes = 0;
     if (!bc) return NULL;
-    *bc = (struct bcas){.st = st, .n = n, .ngroups = ngroups, .cb = cb, .arg = arg};
+    *bc = (struct bcas){.st = st, .n = n, .ngroups = ngroups, .cb = cb, .arg = arg, .epoch = st->bucket_epoch};
     for (size_t i = 0; i < n; i++) bytes += w[i].keylen + (w[i].bits ? w[i].len : 0);
     bc->w = malloc(n * sizeof(*bc->w));
     bc->buf = malloc(bytes ? bytes : 1);

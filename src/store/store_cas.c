@@ -71,6 +71,21 @@ static void call_fail_waited(struct cas_call *c)
     cas_call_free(c);
 }
 
+/* A call made for the homes of its keys before a family's state changed
+ * (store_buckets.c): nothing of it is written; every group is a conflict, which its
+ * writer loads and makes again. */
+static void call_conflict(struct cas_call *c)
+{
+    bool *all = calloc((size_t)c->ngroups + 1, sizeof(bool));
+    for (int32_t g = 0; all && g < c->ngroups; g++) all[g] = true;
+    c->status = all ? STORE_OK : STORE_ERROR;
+    c->err = all ? NULL : "out of memory";
+    c->conflict = all;
+    db_complete(c->handle, DB_OK, NULL);
+    free(all);
+    cas_call_free(c);
+}
+
 /* Sent again after a pause (the log's holder folds and lets go meanwhile), or failed
  * after WLOG_MAX_WAITS. */
 static void call_hold_back(struct store *st, struct cas_call *c)
@@ -143,12 +158,13 @@ static void cas_batch_done(const struct db_result *r, void *arg)
     uint32_t xid = 0;
 
     sent_unlink(&b->sent);
-    if (s == STORE_ERROR && r->sqlstate && strcmp(r->sqlstate, "BMB01") == 0 && !b->append) {
-        /* the guard of bucket rows (migration 0016): a family's state moved on and this
-         * instance has not read it yet. Nothing was written; read it now, and send
-         * again after a pause: a write made for the old state that the new one does
-         * not allow fails then with BMB02, a conflict (below), and is made again */
+    if (s == STORE_ERROR && r->sqlstate && strcmp(r->sqlstate, "BMB01") == 0) {
+        /* the guard of bucket rows (migration 0016), or the statement's session
+         * settings changed before it ran (db_bind_session): a family's state moved on.
+         * Nothing was written; the state is read again, and the calls wait a pause: once
+         * this instance acts on the new state, cas_send answers them as conflicts */
         store_buckets_reread(st);
+        if (b->append) wlog_append_end(st->wl, b->serial, -1, false);
         cas_hold_back(st, b);
         free(conflict);
         return;
@@ -171,8 +187,6 @@ static void cas_batch_done(const struct db_result *r, void *arg)
         s = STORE_OK;
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
         store_buckets_reread(st);
-    } else if (s == STORE_ERROR && r->sqlstate && strcmp(r->sqlstate, "BMB01") == 0) {
-        store_buckets_reread(st); /* an append to the log: fails as it is */
     } else if (s == STORE_ERROR && is_retryable(r->sqlstate, b->append)) {
         s = STORE_OK;
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
@@ -335,6 +349,7 @@ static struct db_job *append_send(struct store *st, struct cas_batch *b, size_t 
         b->nimages = nim;
         b->serial = wlog_append_begin(st->wl);
         job = db_query_prepared(st->db, STMT_APPEND, SQL_APPEND, 8, p, cas_batch_done, b);
+        if (job) db_bind_session(job); /* its keys' homes are this epoch's */
         if (!job) {
             wlog_append_end(st->wl, b->serial, -1, false);
             b->append = false;
@@ -393,6 +408,11 @@ static bool cas_send(struct store *st)
             sq_pop(&st->writes);
             db_complete(c->handle, DB_OK, NULL);
             cas_call_free(c);
+            continue;
+        }
+        if (c->epoch != st->bucket_epoch) { /* made where its keys were: a conflict, made again */
+            sq_pop(&st->writes);
+            call_conflict(c);
             continue;
         }
         enum call_kind k = call_kind(st, c, nkeys);
@@ -516,6 +536,7 @@ static bool cas_send(struct store *st)
             job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 9, p, cas_batch_done, b);
         else
             job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 18, p, cas_batch_done, b);
+        if (job) db_bind_session(job); /* its keys' homes are this epoch's (store_buckets.c) */
     }
     free(dirxids.buf);
     free(flips.buf);
@@ -605,6 +626,7 @@ struct db_job *rows_cas(struct store *st, const struct store_write *w, size_t n,
         goto oom;
     memcpy(c->w, w, n * sizeof(*w));
     c->n = n; /* from here cas_call_free() releases every blob made */
+    c->epoch = st->bucket_epoch;
     p = (uint8_t *)(c->w + n);
     for (size_t i = 0; i < n; i++) {
         memcpy(p, w[i].key, w[i].keylen);

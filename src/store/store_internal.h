@@ -121,6 +121,7 @@ struct cas_call {
     double parked_at;      /* when it first waited for a fold of its pending keys (metrics_now) */
     struct db_job *handle; /* what the caller holds (and may cancel) */
     struct cache_blob **blobs; /* per write with bits: the new bits, for the cache */
+    int64_t epoch;         /* st->bucket_epoch when it was made: the homes of its keys (store_buckets.c) */
     /* the outcome, while it is delivered */
     enum store_status status;
     const char *err;

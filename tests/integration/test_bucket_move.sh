@@ -89,7 +89,10 @@ rcli SETBIT checkin:100028 3 1 >/dev/null
 rcli PEXPIRE checkin:100028 1 >/dev/null                       # expired by the time it moves
 rcli SETBIT checkin:007 1 1 >/dev/null                         # not canonical: stays a row of its own
 rcli SETBIT other:1 1 1 >/dev/null
+# keys of the family's range that are not members, with bytes no text cursor survives
+/usr/bin/python3 -c "import redis, sys; r = redis.Redis(port=int(sys.argv[1])); r.set(b'checkin:zzz\x00q', b'nul'); r.set(b'checkin:zzz\xff', b'ff')" "$RPORT"
 sleep 0.05
+deleted_version() { sql "SELECT version FROM bitmapd.value_of('checkin:100021')"; }
 snapshot() { # the keys of the families outside the writers' range: every field that must not change
   wlog_fold # the load went through the write-behind log, with [wlog] enabled
   sql "SELECT key, version, md5(bits), cardinality, nbytes, expire_ms FROM bitmapd.values
@@ -100,6 +103,9 @@ snapshot() { # the keys of the families outside the writers' range: every field 
 }
 snapshot >"$T/snap0"
 check "the snapshot holds the 19,998 live check-ins and 2,000 receipts" 21998 "$(wc -l <"$T/snap0")"
+wlog_fold
+v_deleted=$(deleted_version)
+check_match "a deleted key keeps a row at its version" "^[0-9]+$" "$v_deleted"
 dbsize0=$(rcli DBSIZE)
 resp_before="$(rcli STRLEN checkin:100070)|$(rcli GET checkin:100007)|$(rcli PEXPIRETIME checkin:100014)|$(rcli EXISTS checkin:100021)|$(rcli EXISTS checkin:100028)|$(rcli EXISTS checkin:007)"
 check "the keys over RESP before any move (STRLEN, GET, PEXPIRETIME, EXISTS x3)" "23|a string|4102444800000|0|0|1" "$resp_before"
@@ -164,14 +170,15 @@ check "... and over RESP on both instances (STRLEN, GET, PEXPIRETIME, EXISTS x3)
 rc=0
 mover in checkin || rc=$?
 check_match "a second run finishes the move in" "^0 family checkin is on \(bucket epoch 2\)" "$rc $(tail -n 1 "$T/mover.out")"
-check "... no check-in key is left in a row of its own but the non-canonical one" "checkin:007" \
-  "$(sql "SELECT string_agg(convert_from(key, 'UTF8'), ',') FROM bitmapd.bitmaps
+check "... no check-in key is left in a row of its own but the non-canonical ones" 'checkin:007,checkin:zzz\000q,checkin:zzz\377' \
+  "$(sql "SELECT string_agg(encode(key, 'escape'), ',' ORDER BY key) FROM bitmapd.bitmaps
           WHERE bucket IS NULL AND key >= 'checkin:' AND key < 'checkin;'")"
 rc=0
 mover in receipt || rc=$?
 check_match "the receipts move in" "^0 family receipt is on \(bucket epoch 4\)" "$rc $(tail -n 1 "$T/mover.out")"
 check "... every key is what it was: version, value, string length, deadline" "" \
   "$(snapshot | diff "$T/snap0" - | head -n 4)"
+check "... a deleted key keeps its version in the bucket (never given twice)" "$v_deleted" "$(deleted_version)"
 rc=0
 mover in receipt || rc=$?
 check "a family on already: nothing to do" "0 family receipt is on already" "$rc $(tail -n 1 "$T/mover.out")"
@@ -205,6 +212,8 @@ check_match "a session named bitmapd without an epoch holds the move out back: e
   "^1 .*do not act on bucket epoch 5 yet: pid [0-9]+ \(bitmapd\)" "$rc $(tail -n 1 "$T/mover.out")"
 check "... the state is moving_out, nothing moved" "moving_out|0" \
   "$(sql "SELECT state FROM bitmapd.bucket_state WHERE name = 'checkin'")|$(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE bucket IS NULL AND key >= 'checkin:1' AND key < 'checkin:3' AND length(key) = 14")"
+check "... and a command that only checks a key's version works meanwhile (BITOP from a key still in its bucket)" \
+  "23|23" "$(rcli BITOP OR bitop:dest checkin:100070)|$(rcli STRLEN bitop:dest)"
 kill "$HOLD_PID" 2>/dev/null
 wait "$HOLD_PID" 2>/dev/null
 HOLD_PID=
@@ -222,6 +231,7 @@ mover out receipt || rc=$?
 check_match "the receipts move out" "^0 family receipt is off" "$rc $(tail -n 1 "$T/mover.out")"
 check "... no bucket row is left" 0 "$(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE bucket > 0")"
 check "... every key is what it was" "" "$(snapshot | diff "$T/snap0" - | head -n 4)"
+check "... the deleted key is back in a row of its own at its version" "$v_deleted" "$(deleted_version)"
 check "with the epoch, a bucket row is refused in a family that is off (BMB02)" BMB02 \
   "$(sqlstate "-c bitmapd.bucket_epoch=8" "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, bucket) VALUES ('checkin:~1', 1, '\\xb30100', 0, 0, 1)")"
 
@@ -246,11 +256,13 @@ EOF
 check "every acknowledged bit is set, read on both instances" \
   "$(awk -v a="$RPORT_A" -v b="$RPORT_B" -v n="$(wc -l <"$T/acked")" 'BEGIN { print a, n, 0, "[]"; print b, n, 0, "[]" }')" \
   "$(/usr/bin/python3 "$T/verify.py" "$RPORT_A,$RPORT_B" "$T/acked" 2>&1)"
+check "the keys with a NUL and a 0xFF byte in the family's range are still there" "nul|ff" \
+  "$(/usr/bin/python3 -c "import redis, sys; r = redis.Redis(port=int(sys.argv[1])); print(r.get(b'checkin:zzz\x00q').decode() + '|' + r.get(b'checkin:zzz\xff').decode())" "$RPORT" 2>&1)"
 scan_walk 'checkin:*' 1000
 check "a SCAN walk lists every check-in key of the snapshot once or more" 19998 \
   "$(sort -u <<<"$SCAN_SEEN" | grep -c '^checkin:[12].....$')"
-check "DBSIZE: the keys before the moves and the writers' new ones" \
-  "$((dbsize0 + $(cut -d' ' -f1 "$T/acked" | sort -u | wc -l)))" "$(rcli DBSIZE)"
+check "DBSIZE: the keys before the moves, the writers' new ones and BITOP's" \
+  "$((dbsize0 + $(cut -d' ' -f1 "$T/acked" | sort -u | wc -l) + 1))" "$(rcli DBSIZE)"
 
 for p in "${!_SERVICE_PIDS[@]}"; do stop_service "$p"; done
 check_logs_clean
