@@ -302,7 +302,7 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
             !bucket_parse((const uint8_t *)PQgetvalue(r, brow, 2), (size_t)PQgetlength(r, brow, 2), &d, why,
                           sizeof(why)) ||
             d.family != (enum bucket_family)m->family) {
-            snprintf(m->err, sizeof(m->err), "bucket row '%s' is corrupt (nothing of it moved)", bkey);
+            snprintf(m->err, sizeof(m->err), "bucket row '%.64s' is corrupt (nothing of it moved)", bkey);
             goto out;
         }
     }
@@ -316,18 +316,18 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
         bool empty = (int8_at(r, i, 3, 0) == 0 && PQgetisnull(r, i, 5)) || (exp > 0 && exp <= now);
         int k = bucket_find(&d, (unsigned)slot);
         if (int8_at(r, i, 8, 0) == 0) {
-            snprintf(m->err, sizeof(m->err), "key '%.*s' is cut into chunks: too big for a bucket (nothing of '%s' moved)",
+            snprintf(m->err, sizeof(m->err), "key '%.*s' is cut into chunks: too big for a bucket (nothing of '%.64s' moved)",
                      keylen, key, bkey);
             goto out;
         }
         if (!row_intact(r, i)) {
-            snprintf(m->err, sizeof(m->err), "key '%.*s' fails its checksum (nothing of '%s' moved; repair or delete it)",
+            snprintf(m->err, sizeof(m->err), "key '%.*s' fails its checksum (nothing of '%.64s' moved; repair or delete it)",
                      keylen, key, bkey);
             goto out;
         }
         if (k >= 0 && !empty) {
             snprintf(m->err, sizeof(m->err),
-                     "key '%.*s' holds a value in its own row and in bucket '%s' (nothing of it moved)", keylen, key,
+                     "key '%.*s' holds a value in its own row and in bucket '%.64s' (nothing of it moved)", keylen, key,
                      bkey);
             goto out;
         }
@@ -359,7 +359,7 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
         size_t size = bucket_size(&d);
         if (size > m->chunk_bytes) {
             snprintf(m->err, sizeof(m->err),
-                     "bucket '%s' would hold %zu bytes, over [postgres] chunk_bytes (%zu): its members are too big "
+                     "bucket '%.64s' would hold %zu bytes, over [postgres] chunk_bytes (%zu): its members are too big "
                      "for one row (nothing of it moved)",
                      bkey, size, m->chunk_bytes);
             goto out;
@@ -377,7 +377,7 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
         const char *wv[5] = {bkey, (const char *)buf, card, crc, fam};
         int wl[5] = {0, (int)size, 0, 0, 0}, wf[5] = {0, 1, 0, 0, 0};
         char what[BUCKET_KEY_MAX + 16];
-        snprintf(what, sizeof(what), "bucket '%s'", bkey);
+        snprintf(what, sizeof(what), "bucket '%.64s'", bkey);
         PGresult *w = query_as(
             m, what,
             brow >= 0 ? "UPDATE bitmapd.bitmaps SET bits = $2, cardinality = $3::int8, checksum = $4::int8,"
@@ -437,7 +437,7 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
         !bucket_parse((const uint8_t *)PQgetvalue(r, brow, 2), (size_t)PQgetlength(r, brow, 2), &d, why,
                       sizeof(why)) ||
         d.family != (enum bucket_family)m->family) {
-        snprintf(m->err, sizeof(m->err), "bucket row '%s' is corrupt (nothing of it moved)", bkey);
+        snprintf(m->err, sizeof(m->err), "bucket row '%.64s' is corrupt (nothing of it moved)", bkey);
         goto out;
     }
     /* which entries go, which own rows they replace (the arrays are sized first) */
@@ -450,7 +450,7 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
         mkl[k] = bucket_member_key((const uint8_t *)bkey, strlen(bkey), e->slot, mk[k], sizeof(mk[k]));
         if (!mkl[k] || e->stub) continue; /* a stub's own row is its home already (spills: not built) */
         if (!e->intact) {
-            snprintf(m->err, sizeof(m->err), "key '%s' fails its checksum in bucket '%s' (nothing of it moved)", mk[k],
+            snprintf(m->err, sizeof(m->err), "key '%.64s' fails its checksum in bucket '%.64s' (nothing of it moved)", mk[k],
                      bkey);
             goto out;
         }
@@ -458,7 +458,7 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
         int64_t oexp = o >= 0 ? int8_at(r, o, 6, 0) : 0;
         if (o >= 0 && !(int8_at(r, o, 3, 0) == 0 && PQgetisnull(r, o, 5)) && !(oexp > 0 && oexp <= now)) {
             snprintf(m->err, sizeof(m->err),
-                     "key '%s' holds a value in its own row and in bucket '%s' (nothing of it moved)", mk[k], bkey);
+                     "key '%.64s' holds a value in its own row and in bucket '%.64s' (nothing of it moved)", mk[k], bkey);
             goto out;
         }
         take[ntake++] = k; /* a deleted one too: "no key" at its version */
@@ -498,7 +498,7 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
     const char *gv[1] = {g.value};
     int gl[1] = {g.length}, gf[1] = {1};
     char what[BUCKET_KEY_MAX + 16];
-    snprintf(what, sizeof(what), "bucket '%s'", bkey);
+    snprintf(what, sizeof(what), "bucket '%.64s'", bkey);
     PGresult *dr = query_as(m, what, "DELETE FROM bitmapd.bitmaps WHERE key = ANY ($1::bytea[])", 1, gv, gl, gf,
                             sqlstate);
     if (!dr) goto out;
@@ -542,7 +542,7 @@ static bool move_bucket(struct mover *m, const char *bkey)
 {
     char names[BUCKET_KEY_MAX * (BUCKET_SLOTS + 1) * 2];
     if (!names_literal(bkey, names, sizeof(names))) {
-        snprintf(m->err, sizeof(m->err), "'%s' is not a bucket name", bkey);
+        snprintf(m->err, sizeof(m->err), "'%.64s' is not a bucket name", bkey);
         return false;
     }
     for (int tries = 1;; tries++) {
