@@ -56,10 +56,18 @@ BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --migrate >"$T/migrate.log" 2>&1 || rc=$?
 check "bitmapd --migrate on the test's database" 0 "$rc"
 sql() { psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 # the SQLSTATE a statement ends with (00000 when it succeeds), from a session given options
-sqlstate() { # OPTIONS SQL (the write-behind log folded first: its guard comes first)
-  wlog_fold
-  PGOPTIONS=$1 psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -c "$2" 2>&1 |
-    sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p' | head -n 1 | grep . || echo 00000
+sqlstate() { # OPTIONS SQL — the write-behind log's guard comes first: while an instance
+  # holds the log ([wlog] enabled), it is asked to fold and let go, and the statement
+  # runs again (at most 50 times, 0.2 s apart)
+  local i code
+  for ((i = 0; i < 50; i++)); do
+    code=$(PGOPTIONS=$1 psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -c "$2" 2>&1 |
+      sed -n 's/^ERROR:  \([0-9A-Z]\{5\}\):.*/\1/p' | head -n 1 | grep . || echo 00000)
+    [[ $code == BMW0? ]] || break
+    psql "$OWNER_DSN" -XAtq -c "SELECT bitmapd.wlog_fold()" >/dev/null 2>&1
+    sleep 0.2
+  done
+  echo "$code"
 }
 mover() { # in|out FAMILY — output in $T/mover.out
   BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --buckets "$@" >"$T/mover.out" 2>&1
