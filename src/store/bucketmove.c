@@ -276,6 +276,26 @@ static bool row_intact(const PGresult *r, int row)
            codec_crc32c((const uint8_t *)PQgetvalue(r, row, 2), (size_t)PQgetlength(r, row, 2));
 }
 
+/* The bucket row among a lock's rows, parsed into *d: its row, -1 when there is none
+ * (d is then an empty bucket of the family), -2 when it is corrupt (m->err says so). */
+static int bucket_row(struct mover *m, const PGresult *r, const char *bkey, struct bucket_dir *d)
+{
+    char why[128];
+    int brow = -1;
+    bucket_init(d, (enum bucket_family)m->family);
+    for (int i = 0; i < PQntuples(r); i++)
+        if (strlen(bkey) == (size_t)PQgetlength(r, i, 0) && memcmp(PQgetvalue(r, i, 0), bkey, strlen(bkey)) == 0)
+            brow = i;
+    if (brow >= 0 && (int8_at(r, brow, 7, 0) != m->family || !row_intact(r, brow) ||
+                      !bucket_parse((const uint8_t *)PQgetvalue(r, brow, 2), (size_t)PQgetlength(r, brow, 2), d,
+                                    why, sizeof(why)) ||
+                      d->family != (enum bucket_family)m->family)) {
+        snprintf(m->err, sizeof(m->err), "bucket row '%.64s' is corrupt (nothing of it moved)", bkey);
+        return -2;
+    }
+    return brow;
+}
+
 /* The members' own rows of bucket bkey go into it. 1: done; 0: failed (m->err); the
  * transaction is over either way. */
 static bool move_in(struct mover *m, const char *bkey, const char *names, char *sqlstate)
@@ -292,20 +312,7 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
     bool ok = false;
 
     if (!r) return false;
-    bucket_init(&d, (enum bucket_family)m->family);
-    for (int i = 0; i < PQntuples(r); i++)
-        if (strlen(bkey) == (size_t)PQgetlength(r, i, 0) && memcmp(PQgetvalue(r, i, 0), bkey, strlen(bkey)) == 0)
-            brow = i;
-    if (brow >= 0) {
-        char why[128];
-        if (int8_at(r, brow, 7, 0) != m->family || !row_intact(r, brow) ||
-            !bucket_parse((const uint8_t *)PQgetvalue(r, brow, 2), (size_t)PQgetlength(r, brow, 2), &d, why,
-                          sizeof(why)) ||
-            d.family != (enum bucket_family)m->family) {
-            snprintf(m->err, sizeof(m->err), "bucket row '%.64s' is corrupt (nothing of it moved)", bkey);
-            goto out;
-        }
-    }
+    if ((brow = bucket_row(m, r, bkey, &d)) == -2) goto out;
     for (int i = 0; i < PQntuples(r); i++) {
         if (i == brow || !PQgetisnull(r, i, 7)) continue; /* the bucket; a spilled member (not built) */
         int slot = slot_of(r, i, bkey);
@@ -418,26 +425,15 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
     int brow = -1, own[BUCKET_SLOTS];
     long moved = 0;
     bool ok = false;
-    char why[128];
     struct pgarr keys = {0}, vers = {0}, bits = {0}, cards = {0}, crcs = {0}, nbs = {0}, exps = {0}, gone = {0};
 
     if (!r) return false;
     for (unsigned s = 0; s < BUCKET_SLOTS; s++) own[s] = -1;
-    for (int i = 0; i < PQntuples(r); i++) {
-        if (strlen(bkey) == (size_t)PQgetlength(r, i, 0) && memcmp(PQgetvalue(r, i, 0), bkey, strlen(bkey)) == 0)
-            brow = i;
-        else if (PQgetisnull(r, i, 7) && slot_of(r, i, bkey) >= 0)
-            own[slot_of(r, i, bkey)] = i;
-    }
+    for (int i = 0; i < PQntuples(r); i++)
+        if (PQgetisnull(r, i, 7) && slot_of(r, i, bkey) >= 0) own[slot_of(r, i, bkey)] = i;
+    if ((brow = bucket_row(m, r, bkey, &d)) == -2) goto out;
     if (brow < 0) { /* gone meanwhile */
         ok = run(m, "COMMIT");
-        goto out;
-    }
-    if (int8_at(r, brow, 7, 0) != m->family || !row_intact(r, brow) ||
-        !bucket_parse((const uint8_t *)PQgetvalue(r, brow, 2), (size_t)PQgetlength(r, brow, 2), &d, why,
-                      sizeof(why)) ||
-        d.family != (enum bucket_family)m->family) {
-        snprintf(m->err, sizeof(m->err), "bucket row '%.64s' is corrupt (nothing of it moved)", bkey);
         goto out;
     }
     /* which entries go, which own rows they replace (the arrays are sized first) */
