@@ -115,7 +115,7 @@ integration-sanitize: all
 # caches of two instances, the fault suite) once more against the ASan/UBSan bitmapd
 # with the write-behind log on in every instance ([wlog] enabled; test_wlog.sh, in
 # both passes above, covers what is particular to it).
-WLOG_TESTS ?= bucket_move|resp_equiv|resp_commands|resp_scan|resp_seeds|resp_import|resp_expiry|expiry_store|inbox_http|cache|faults
+WLOG_TESTS ?= bucket_move|bucket_spill|resp_equiv|resp_commands|resp_scan|resp_seeds|resp_import|resp_expiry|expiry_store|inbox_http|cache|faults
 
 integration-wlog: all
 	$(MAKE) integration-sanitize IT_TESTS='$(WLOG_TESTS)' BITMAPD_TEST_ARGS='--set wlog.enabled=1'

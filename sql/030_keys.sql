@@ -83,7 +83,10 @@ $$;
 -- 22023 (ERR invalid cursor).
 -- The keys of a page of rows ks (in key order; bs: each bucket row's bits, NULL for a
 -- key's own row) before row key fence (NULL: all): a row's key, or the live members of
--- a bucket row (bitmapd._bucket_entries of NULL bits yields nothing) at its place.
+-- a bucket row (bitmapd._bucket_entries of NULL bits yields nothing) at its place. A
+-- member that spilled to a row of its own (a stub in its bucket, its row marked
+-- bucket < 0) is listed at its bucket's place too, when its row holds a live key: the
+-- spill moves it only forward in key order, so a walk in progress cannot miss it.
 CREATE OR REPLACE FUNCTION bitmapd._scan_keys(ks bytea[], bs bytea[], fence bytea, now_ms bigint)
 RETURNS TABLE (k bytea)
 LANGUAGE sql STABLE AS $$
@@ -93,8 +96,13 @@ LANGUAGE sql STABLE AS $$
         SELECT bitmapd.bucket_member_key(u.k, e.slot), u.o, e.slot
           FROM unnest(ks, bs) WITH ORDINALITY AS u(k, bb, o)
          CROSS JOIN LATERAL bitmapd._bucket_entries_safe(u.bb) e
-         WHERE NOT e.stub AND (e.cardinality > 0 OR e.nbytes IS NOT NULL)
-           AND (e.expire_ms IS NULL OR e.expire_ms > now_ms)) x
+         WHERE CASE WHEN e.stub
+                    THEN EXISTS (SELECT 1 FROM bitmapd.bitmaps o
+                                  WHERE o.key = bitmapd.bucket_member_key(u.k, e.slot) AND o.bucket < 0
+                                    AND (o.cardinality > 0 OR o.nbytes IS NOT NULL)
+                                    AND (o.expire_ms IS NULL OR o.expire_ms > now_ms))
+                    ELSE (e.cardinality > 0 OR e.nbytes IS NOT NULL) AND (e.expire_ms IS NULL OR e.expire_ms > now_ms)
+               END) x
      WHERE fence IS NULL OR ks[x.o::integer] < fence
      ORDER BY x.o, x.s
 $$;
@@ -123,12 +131,13 @@ BEGIN
         END IF;
     END IF;
     -- rows of live keys, and bucket rows (migrations/0015), whose live members are
-    -- listed at the bucket's place; bs holds a bucket's bits, NULL for a key's own row
+    -- listed at the bucket's place (spilled ones too, _scan_keys); bs holds a bucket's
+    -- bits, NULL for a key's own row
     SELECT array_agg(s.key ORDER BY s.key), array_agg(s.bbits ORDER BY s.key) INTO ks, bs
       FROM (SELECT b.key, CASE WHEN b.bucket > 0 THEN b.bits END AS bbits FROM bitmapd.bitmaps b
              WHERE b.key >= from_key
                AND (((b.cardinality > 0 OR b.nbytes IS NOT NULL) AND (b.expire_ms IS NULL OR b.expire_ms > now_ms)
-                     AND (b.bucket IS NULL OR b.bucket < 0))
+                     AND b.bucket IS NULL)
                     OR b.bucket > 0)
              ORDER BY b.key LIMIT n + 1) s;
     -- the page ends before the row whose keys would take it past n (the (n+1)-th row

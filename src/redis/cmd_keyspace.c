@@ -417,16 +417,22 @@ static void keys_next(struct keys_op *o)
     now_param(now, &p[2]);
     o->started = true;
     /* the second column is NULL for rows that are not keys (deleted or expired); with
-     * bucket rows, each gives its members (migrations/0015) in the third */
+     * bucket rows, each gives its members (migrations/0015) in the third, a member that
+     * spilled to a row of its own at its bucket's place (as SCAN lists it) */
     if (!store_query_folded(c->app->store,
                   o->buckets
-                      ? "WITH page AS (SELECT key, CASE WHEN " EXISTS_SQL(3) " THEN 1 END AS ok,"
+                      ? "WITH page AS (SELECT key, CASE WHEN " EXISTS_SQL(3) " AND bucket IS NULL THEN 1 END AS ok,"
                         "                     CASE WHEN bucket > 0 THEN bits END AS bb FROM bitmapd.bitmaps"
                         "               WHERE (key > $1::bytea OR ($2::int = 0 AND key = $1::bytea))"
                         "               ORDER BY key LIMIT 1000)"
                         " SELECT p.key, p.ok, NULL::bytea, -1 AS s FROM page p WHERE p.bb IS NULL"
                         " UNION ALL"
-                        " SELECT p.key, CASE WHEN NOT e.stub AND (e.cardinality > 0 OR e.nbytes IS NOT NULL)"
+                        " SELECT p.key, CASE WHEN e.stub"
+                        "                    THEN (SELECT 1 FROM bitmapd.bitmaps o"
+                        "                           WHERE o.key = bitmapd.bucket_member_key(p.key, e.slot) AND o.bucket < 0"
+                        "                             AND (o.cardinality > 0 OR o.nbytes IS NOT NULL)"
+                        "                             AND (o.expire_ms IS NULL OR o.expire_ms > $3::bigint))"
+                        "                    WHEN (e.cardinality > 0 OR e.nbytes IS NOT NULL)"
                         "                     AND (e.expire_ms IS NULL OR e.expire_ms > $3::bigint) THEN 1 END,"
                         "        bitmapd.bucket_member_key(p.key, e.slot), e.slot"
                         "   FROM page p LEFT JOIN LATERAL bitmapd._bucket_entries_safe(p.bb) e ON true"

@@ -304,17 +304,19 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
     PGresult *r = query(m, SQL_LOCK_BUCKET, 1, v, sqlstate);
     struct bucket_dir d;
     int brow = -1;
-    char drop[64 * 17 + 8];
-    size_t dl = (size_t)snprintf(drop, sizeof(drop), "{");
+    char drop[64 * 17 + 8], spill[64 * 17 + 8];
+    enum { KEEP, DROP, SPILL } fate[BUCKET_SLOTS + 1] = {KEEP};
+    int rowof[BUCKET_SLOTS]; /* per slot: the own row whose value this transaction moves in, or -1 */
     long moved = 0, dropped = 0;
     int64_t now = now_ms();
     uint8_t *buf = NULL;
     bool ok = false;
 
     if (!r) return false;
+    for (unsigned s = 0; s < BUCKET_SLOTS; s++) rowof[s] = -1;
     if ((brow = bucket_row(m, r, bkey, &d)) == -2) goto out;
-    for (int i = 0; i < PQntuples(r); i++) {
-        if (i == brow || !PQgetisnull(r, i, 7)) continue; /* the bucket; a spilled member (not built) */
+    for (int i = 0; i < PQntuples(r) && i <= (int)BUCKET_SLOTS; i++) {
+        if (i == brow || !PQgetisnull(r, i, 7)) continue; /* the bucket; a member that spilled already */
         int slot = slot_of(r, i, bkey);
         const char *key = PQgetvalue(r, i, 0);
         int keylen = PQgetlength(r, i, 0);
@@ -322,10 +324,15 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
         int64_t exp = int8_at(r, i, 6, 0);
         bool empty = (int8_at(r, i, 3, 0) == 0 && PQgetisnull(r, i, 5)) || (exp > 0 && exp <= now);
         int k = bucket_find(&d, (unsigned)slot);
-        if (int8_at(r, i, 8, 0) == 0) {
-            snprintf(m->err, sizeof(m->err), "key '%.*s' is cut into chunks: too big for a bucket (nothing of '%.64s' moved)",
-                     keylen, key, bkey);
-            goto out;
+        if (int8_at(r, i, 8, 0) == 0 && k < 0) { /* cut into chunks: it stays where it is, spilled */
+            struct bucket_entry stub = {.slot = (uint8_t)slot, .stub = true, .version = db_value_int8(r, i, 1), .nbytes = -1};
+            if (!bucket_put(&d, &stub)) {
+                snprintf(m->err, sizeof(m->err), "key '%.*s': a version a bucket cannot hold", keylen, key);
+                goto out;
+            }
+            fate[i] = SPILL;
+            moved++;
+            continue;
         }
         if (!row_intact(r, i)) {
             snprintf(m->err, sizeof(m->err), "key '%.*s' fails its checksum (nothing of '%.64s' moved; repair or delete it)",
@@ -351,23 +358,33 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
                 snprintf(m->err, sizeof(m->err), "key '%.*s': a value a bucket cannot hold", keylen, key);
                 goto out;
             }
+            rowof[slot] = i;
             moved++;
         } else {
             dropped++; /* "no key" or expired, and the bucket holds a later version */
         }
-        dl += (size_t)snprintf(drop + dl, sizeof(drop) - dl, "%s\"%.*s\"", dl > 1 ? "," : "", keylen, key);
+        fate[i] = DROP;
     }
     if (moved + dropped == 0) {
         ok = run(m, "COMMIT");
         goto out;
     }
-    snprintf(drop + dl, sizeof(drop) - dl, "}");
     if (moved > 0) {
         size_t size = bucket_size(&d);
+        while (size > m->chunk_bytes) { /* the biggest value moved in stays in its row, spilled */
+            int best = -1;
+            for (unsigned k = 0; k < d.n; k++)
+                if (rowof[d.e[k].slot] >= 0 && !d.e[k].stub && (best < 0 || d.e[k].len > d.e[best].len)) best = (int)k;
+            if (best < 0) break;
+            struct bucket_entry stub = {.slot = d.e[best].slot, .stub = true, .version = d.e[best].version, .nbytes = -1};
+            fate[rowof[stub.slot]] = SPILL;
+            if (!bucket_put(&d, &stub)) break;
+            size = bucket_size(&d);
+        }
         if (size > m->chunk_bytes) {
             snprintf(m->err, sizeof(m->err),
-                     "bucket '%.64s' would hold %zu bytes, over [postgres] chunk_bytes (%zu): its members are too big "
-                     "for one row (nothing of it moved)",
+                     "bucket '%.64s' would hold %zu bytes, over [postgres] chunk_bytes (%zu), with every member it "
+                     "takes in a row of its own (nothing of it moved)",
                      bkey, size, m->chunk_bytes);
             goto out;
         }
@@ -395,6 +412,18 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
         if (!w) goto out;
         PQclear(w);
     }
+    size_t dl = (size_t)snprintf(drop, sizeof(drop), "{"), sl = (size_t)snprintf(spill, sizeof(spill), "{");
+    for (int i = 0; i < PQntuples(r) && i <= (int)BUCKET_SLOTS; i++) {
+        if (fate[i] == KEEP) continue;
+        char *to = fate[i] == DROP ? drop : spill;
+        size_t *at = fate[i] == DROP ? &dl : &sl;
+        *at += (size_t)snprintf(to + *at, sizeof(drop) - *at, "%s\"%.*s\"", *at > 1 ? "," : "", PQgetlength(r, i, 0),
+                                PQgetvalue(r, i, 0));
+    }
+    snprintf(drop + dl, sizeof(drop) - dl, "}");
+    snprintf(spill + sl, sizeof(spill) - sl, "}");
+    char fam[8];
+    snprintf(fam, sizeof(fam), "%d", m->family);
     const char *dv[1] = {drop};
     PGresult *dr = query(m,
                          "DELETE FROM bitmapd.bitmaps"
@@ -403,6 +432,16 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
                          1, dv, sqlstate);
     if (!dr) goto out;
     PQclear(dr);
+    if (sl > 1) { /* members too big to share: their rows are theirs, marked spilled */
+        const char *sv[2] = {spill, fam};
+        PGresult *sr = query(m,
+                             "UPDATE bitmapd.bitmaps SET bucket = -$2::int2"
+                             " WHERE key = ANY (ARRAY(SELECT convert_to(x, 'UTF8') FROM unnest($1::text[]) x))"
+                             "   AND bucket IS NULL",
+                             2, sv, sqlstate);
+        if (!sr) goto out;
+        PQclear(sr);
+    }
     if (!run(m, "COMMIT")) goto out;
     m->keys += moved;
     m->dropped += dropped;
@@ -425,7 +464,8 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
     int brow = -1, own[BUCKET_SLOTS];
     long moved = 0;
     bool ok = false;
-    struct pgarr keys = {0}, vers = {0}, bits = {0}, cards = {0}, crcs = {0}, nbs = {0}, exps = {0}, gone = {0};
+    struct pgarr keys = {0}, vers = {0}, bits = {0}, cards = {0}, crcs = {0}, nbs = {0}, exps = {0}, gone = {0},
+                 spilled = {0};
 
     if (!r) return false;
     for (unsigned s = 0; s < BUCKET_SLOTS; s++) own[s] = -1;
@@ -438,13 +478,14 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
     }
     /* which entries go, which own rows they replace (the arrays are sized first) */
     int64_t now = now_ms();
-    unsigned take[BUCKET_SLOTS], ntake = 0, nown = 0;
+    unsigned take[BUCKET_SLOTS], ntake = 0, nown = 0, stubs[BUCKET_SLOTS], nstubs = 0;
     char mk[BUCKET_SLOTS][BUCKET_KEY_MAX];
     size_t mkl[BUCKET_SLOTS];
     for (unsigned k = 0; k < d.n; k++) {
         const struct bucket_entry *e = &d.e[k];
         mkl[k] = bucket_member_key((const uint8_t *)bkey, strlen(bkey), e->slot, mk[k], sizeof(mk[k]));
-        if (!mkl[k] || e->stub) continue; /* a stub's own row is its home already (spills: not built) */
+        if (mkl[k] && e->stub) stubs[nstubs++] = k; /* spilled: its own row is its home already */
+        if (!mkl[k] || e->stub) continue;
         if (!e->intact) {
             snprintf(m->err, sizeof(m->err), "key '%.64s' fails its checksum in bucket '%.64s' (nothing of it moved)", mk[k],
                      bkey);
@@ -468,6 +509,8 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
     pa_begin(&nbs, OID_INT8, ntake, true);
     pa_begin(&exps, OID_INT8, ntake, true);
     pa_begin(&gone, OID_BYTEA, nown + 1, false);
+    pa_begin(&spilled, OID_BYTEA, nstubs, false);
+    for (unsigned t = 0; t < nstubs; t++) pa_elem(&spilled, mk[stubs[t]], mkl[stubs[t]]);
     pa_elem(&gone, bkey, strlen(bkey));
     for (unsigned t = 0; t < ntake; t++) {
         const struct bucket_entry *e = &d.e[take[t]];
@@ -486,7 +529,7 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
         pa_int8_or_null(&exps, e->expire_ms > 0 ? e->expire_ms : -1);
         moved++;
     }
-    if (keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || nbs.oom || exps.oom || gone.oom) {
+    if (keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || nbs.oom || exps.oom || gone.oom || spilled.oom) {
         snprintf(m->err, sizeof(m->err), "out of memory");
         goto out;
     }
@@ -499,6 +542,15 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
                             sqlstate);
     if (!dr) goto out;
     PQclear(dr);
+    if (nstubs > 0) { /* rows of keys of a family that is off: no spill mark */
+        struct db_param sp = pa_param(&spilled);
+        const char *sv[1] = {sp.value};
+        int sl[1] = {sp.length}, sf[1] = {1};
+        PGresult *sr = query_as(m, what, "UPDATE bitmapd.bitmaps SET bucket = NULL WHERE key = ANY ($1::bytea[]) AND bucket < 0",
+                                1, sv, sl, sf, sqlstate);
+        if (!sr) goto out;
+        PQclear(sr);
+    }
     if (moved > 0) {
         struct db_param p[7] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
                                 pa_param(&crcs), pa_param(&nbs),  pa_param(&exps)};
@@ -530,6 +582,7 @@ out:
     free(nbs.buf);
     free(exps.buf);
     free(gone.buf);
+    free(spilled.buf);
     PQclear(r);
     return ok;
 }

@@ -193,23 +193,25 @@ static bool bucket_whole(const struct store_row *b)
  * bucket that cannot be read, a member whose checksum fails, or a member missing from a
  * bucket whose checksum fails, is handed out as a row whose bits do not match its
  * checksum: the reader reports the key corrupt, and writes of it are refused, while
- * the intact members stay readable. */
-static void member_row(const struct store *st, const struct store_row *b, const struct bucket_ref *ref,
+ * the intact members stay readable. False when the member's entry is a stub: it
+ * spilled to a row of its own, which is the key's (out is then "no key"). */
+static bool member_row(const struct store *st, const struct store_row *b, const struct bucket_ref *ref,
                        struct store_row *out)
 {
     struct bucket_dir d;
     *out = (struct store_row){.found = false, .nbytes = -1, .cached = b->cached, .guessed = b->guessed};
-    if (!b->found) return;
+    if (!b->found) return true;
     bool parsed = b->len > 0 && bucket_parse(b->bits, b->len, &d, NULL, 0) && d.family == ref->family;
     int i = parsed ? bucket_find(&d, ref->slot) : -1;
-    if (parsed && i < 0 && bucket_whole(b)) return; /* not a member now */
-    if (!parsed || i < 0 || d.e[i].stub) { /* stubs: members that spilled to a row of their own (not built yet) */
+    if (parsed && i < 0 && bucket_whole(b)) return true; /* not a member now */
+    if (i >= 0 && d.e[i].stub && d.e[i].intact) return false;
+    if (!parsed || i < 0 || d.e[i].stub) {
         out->found = true;
         out->version = b->version;
         out->bits = b->bits;
         out->len = b->len;
         out->checksum = ~codec_crc32c(b->bits, b->len);
-        return;
+        return true;
     }
     const struct bucket_entry *e = &d.e[i];
     out->found = true;
@@ -222,16 +224,20 @@ static void member_row(const struct store *st, const struct store_row *b, const 
     uint32_t crc = e->len ? codec_crc32c(e->val, e->len) : st->empty_crc;
     out->checksum = e->intact ? crc : ~crc; /* not "checked": written by whichever writer, read here
                                               * as bytes; decoding ~50 bytes is cheap */
+    return true;
 }
 
 /* A key of a read or write, as the store finds it: its bucket (family NONE: a row of
- * its own only), where (W_*), and for a member of a moving family the index of its own
- * row among the row keys. */
+ * its own only), where (W_*), and the index of its own row among the row keys: for a
+ * member of a moving family always, for one of a family that is on once its entry
+ * was found to be a stub (0: not among them; OWN_WANTED: to be added). */
 struct mkey {
     struct bucket_ref r;
     int w;
     size_t own;
 };
+
+#define OWN_WANTED SIZE_MAX
 
 /* Whether row r of a key's own row says nothing more than "no key": a member of a
  * family moving in leaves one (its value moved to the bucket), and its bucket entry
@@ -250,6 +256,7 @@ static long row_keys(const struct store *st, const struct store_key *keys, size_
         int w = where(st, keys[i].key, keys[i].len, &m[i].r);
         if (w < 0) return -1;
         m[i].w = w;
+        m[i].own = 0;
         if (w == W_ROW) {
             m[i].r.family = BUCKET_NONE;
             rk[i] = keys[i];
@@ -265,26 +272,36 @@ static long row_keys(const struct store *st, const struct store_key *keys, size_
 }
 
 /* Rows of keys (out[0..n)) from rows of their row keys (rows), members' deadlines
- * applied. A member of a moving family is its own row when that holds a value, else
- * its bucket entry, else its own row (empty or absent). */
-static void members_from_rows(struct store *st, const struct mkey *m, size_t n, const struct store_row *rows,
-                              struct store_row *out)
+ * applied. A member whose entry is a stub is its own row (a spill: the row holds the
+ * key, or its absence says "no key"). A member of a moving family is its own row when
+ * that holds a value, else its bucket entry, else its own row (empty or absent).
+ * Returns how many members are stubs whose own rows are not among rows (m[i].own is
+ * then OWN_WANTED): the caller reads those rows too. */
+static size_t members_from_rows(struct store *st, struct mkey *m, size_t n, const struct store_row *rows,
+                                struct store_row *out)
 {
+    size_t missing = 0;
     for (size_t i = 0; i < n; i++) {
         if (m[i].r.family == BUCKET_NONE) {
             out[i] = rows[i];
             continue;
         }
-        member_row(st, &rows[i], &m[i].r, &out[i]);
-        if (m[i].w == W_IN || m[i].w == W_OUT) {
+        bool spilled = !member_row(st, &rows[i], &m[i].r, &out[i]);
+        if (m[i].own == 0 && spilled) {
+            m[i].own = OWN_WANTED;
+            missing++;
+            continue;
+        }
+        if (m[i].own != 0) {
             const struct store_row *own = &rows[m[i].own];
-            if (!own_row_empty(own) || !out[i].found) {
+            if (spilled || !own_row_empty(own) || !out[i].found) {
                 out[i] = *own;
                 continue; /* its deadline was applied by the load */
             }
         }
         store_expire_rows(st, &out[i], 1);
     }
+    return missing;
 }
 
 static bool any_member(const struct store *st, const struct store_key *keys, size_t n)
@@ -312,8 +329,11 @@ static bool any_moving(const struct store *st, const struct store_key *keys, siz
 struct bload {
     struct sent_node sent; /* in st->bucket_loads until answered, for store_free */
     struct store *st;
-    size_t n;
-    struct store_key *rk;  /* the row keys: n, and the own rows of moving members */
+    size_t n, nk;
+    unsigned flags;
+    unsigned rounds;       /* loads made again for the own rows of spilled members */
+    struct store_key *rk;  /* the row keys: n, and the own rows of moving and spilled members */
+    char (*names)[BUCKET_KEY_MAX]; /* per key: a spilled member's name, for its own row */
     struct mkey *m;
     struct store_row *rows;
     store_load_cb cb;
@@ -327,6 +347,7 @@ static void bload_free(struct bload *bl)
 {
     if (bl->sent.pprev) sent_unlink(&bl->sent);
     free(bl->rk);
+    free(bl->names);
     free(bl->m);
     free(bl->rows);
     free(bl);
@@ -339,12 +360,35 @@ static void bload_deliver(const struct db_result *r, void *arg)
     bl->cb(bl->status, bl->err, bl->status == STORE_OK ? bl->rows : NULL, bl->arg);
 }
 
+/* The own rows of the members members_from_rows wants joined to the row keys. */
+static bool want_own_rows(struct bload *bl)
+{
+    if (!bl->names && !(bl->names = calloc(bl->n, sizeof(*bl->names)))) return false;
+    for (size_t i = 0; i < bl->n; i++) {
+        if (bl->m[i].own != OWN_WANTED) continue;
+        size_t len = bucket_member_key((const uint8_t *)bl->m[i].r.bkey, bl->m[i].r.bkeylen, bl->m[i].r.slot,
+                                       bl->names[i], sizeof(bl->names[i]));
+        bl->m[i].own = bl->nk;
+        bl->rk[bl->nk++] = (struct store_key){(const uint8_t *)bl->names[i], len};
+    }
+    return true;
+}
+
 static void bload_done(enum store_status s, const char *err, const struct store_row *rows, void *arg)
 {
     struct bload *bl = arg;
     bl->status = s;
     bl->err = err;
-    if (s == STORE_OK) members_from_rows(bl->st, bl->m, bl->n, rows, bl->rows);
+    /* a member found spilled: loaded again with its own row (the rows are valid only
+     * during this callback). A stub stays while its family is on, so each round adds
+     * rows; a family that moved meanwhile makes a write of it a conflict. */
+    if (s == STORE_OK && members_from_rows(bl->st, bl->m, bl->n, rows, bl->rows) > 0) {
+        if (bl->rounds++ < bl->n && want_own_rows(bl) &&
+            rows_load(bl->st, bl->rk, bl->nk, bl->flags & ~STORE_GUESS_ABSENT, bload_done, bl))
+            return;
+        bl->status = STORE_ERROR;
+        bl->err = "out of memory";
+    }
     db_complete(bl->handle, DB_OK, NULL); /* the caller's callback, unless it went away */
     bload_free(bl);
 }
@@ -376,6 +420,8 @@ struct db_job *store_load(struct store *st, const struct store_key *keys, size_t
     }
     /* a moving member's two homes from one snapshot, not one of them from the cache */
     if ((size_t)nk > n) flags = (flags | STORE_CONSISTENT) & ~STORE_GUESS_ABSENT;
+    bl->nk = (size_t)nk;
+    bl->flags = flags;
     if (!rows_load(st, bl->rk, (size_t)nk, flags, bload_done, bl)) goto fail;
     return handle;
 fail:
@@ -398,7 +444,18 @@ static bool peek_members(struct store *st, const struct store_key *keys, size_t 
     struct mkey m_s[PEEK_ON_STACK], *m = n <= PEEK_ON_STACK ? m_s : malloc(n * sizeof(*m));
     struct store_row r_s[PEEK_ON_STACK], *r = n <= PEEK_ON_STACK ? r_s : malloc(n * sizeof(*r));
     bool ok = rk && m && r && row_keys(st, keys, n, rk, m) == (long)n && rows_peek(st, rk, n, r, held, guess, nguess);
-    if (ok) members_from_rows(st, m, n, r, rows);
+    if (ok && members_from_rows(st, m, n, r, rows) > 0) /* spilled members: their own rows, cached too */
+        for (size_t i = 0; ok && i < n; i++) {
+            struct cache_blob *h;
+            size_t ng;
+            if (m[i].own != OWN_WANTED) continue;
+            if (!(ok = rows_peek(st, &keys[i], 1, &rows[i], &h, false, &ng))) {
+                store_peek_release(held, n);
+                break;
+            }
+            store_peek_release(&held[i], 1); /* the bucket's: the member borrows from its row now */
+            held[i] = h;
+        }
     if (rk != rk_s) free(rk);
     if (m != m_s) free(m);
     if (r != r_s) free(r);
@@ -434,6 +491,8 @@ struct bcas {
     bool started;          /* its buckets are its batch's until the batch finishes */
     bool solo;             /* never batched (after its batch failed as a whole) */
     bool plain;            /* writes a key's own row too */
+    bool spill;            /* a bucket of it would pass chunk_bytes: its members' own rows are
+                              loaded with it, so that the biggest can spill to them */
     uint32_t slots;        /* the slots it writes, when it writes one bucket */
     size_t n;
     int32_t ngroups;
@@ -465,8 +524,13 @@ struct bwork {
     const struct store_write **w;
     const struct bucket_ref **refs;
     const int **wh;        /* per write: where (W_*) */
-    struct store_key *lkeys; /* the rows loaded: the buckets, then own rows of moving members */
+    struct store_key *lkeys; /* the rows loaded: the buckets, then own rows of moving members (or,
+                                to spill, of every member slot of every bucket) */
     size_t *own;           /* per write of a moving member: its own row among them */
+    bool spill;            /* own rows of every slot loaded: sown[j * BUCKET_SLOTS + slot] */
+    size_t *sown;
+    char (*snames)[BUCKET_KEY_MAX];
+    bool *stubw;           /* per write of a member: its entry is a stub (its own row is its home) */
     size_t nb;             /* the buckets: the first call's */
     const struct store_key *bkeys;
     size_t *wb;            /* per write of a member: its bucket */
@@ -502,6 +566,9 @@ static void bwork_free(struct bwork *wk)
     free(wk->wh);
     free(wk->lkeys);
     free(wk->own);
+    free(wk->sown);
+    free(wk->snames);
+    free(wk->stubw);
     free(wk->wb);
     free(wk->grp);
     free(wk->comp);
@@ -648,7 +715,6 @@ static int32_t comp_find(int32_t *comp, int32_t g)
 static bool member_current(const struct bucket_dir *d, bool found, const struct store_write *w, unsigned slot)
 {
     int i = found ? bucket_find(d, slot) : -1;
-    if (i >= 0 && d->e[i].stub) return false;
     return w->absent ? i < 0 : i >= 0 && d->e[i].version == w->version;
 }
 
@@ -665,7 +731,7 @@ static bool bwork_flatten(struct bwork *wk)
     wk->ngroups = ng;
     if (!(wk->goff = calloc(wk->ncalls, sizeof(*wk->goff))) || !(wk->w = calloc(n ? n : 1, sizeof(*wk->w))) ||
         !(wk->refs = calloc(n ? n : 1, sizeof(*wk->refs))) || !(wk->wb = calloc(n ? n : 1, sizeof(*wk->wb))) ||
-        !(wk->wh = calloc(n ? n : 1, sizeof(*wk->wh))) ||
+        !(wk->wh = calloc(n ? n : 1, sizeof(*wk->wh))) || !(wk->stubw = calloc(n ? n : 1, sizeof(*wk->stubw))) ||
         !(wk->grp = calloc(n ? n : 1, sizeof(*wk->grp))) ||
         !(wk->comp = calloc(ng > 0 ? (size_t)ng : 1, sizeof(*wk->comp))) ||
         !(wk->conflict = calloc(ng > 0 ? (size_t)ng : 1, sizeof(*wk->conflict))) ||
@@ -695,23 +761,49 @@ static bool bwork_flatten(struct bwork *wk)
 }
 
 /* Where moving member write i finds its key in the loaded rows (BASE_*), and at which
- * version. */
+ * version; *stub when its entry is a stub (its own row is its home). */
 static int moving_base(const struct bwork *wk, size_t i, const struct bucket_dir *d, bool bfound,
                        const struct store_row *rows, int64_t *ver, bool *stub)
 {
     const struct store_row *own = &rows[wk->own[i]];
     int k = bfound ? bucket_find(d, wk->refs[i]->slot) : -1;
-    *stub = k >= 0 && d->e[k].stub;
-    if (!own_row_empty(own)) {
-        *ver = own->version;
-        return BASE_OWN;
-    }
-    if (k >= 0) {
+    *stub = k >= 0 && d->e[k].stub; /* spilled: its own row, whatever it holds */
+    if (!*stub && k >= 0 && own_row_empty(own)) {
         *ver = d->e[k].version;
         return BASE_SLOT;
     }
     *ver = own->version;
     return own->found ? BASE_OWN : BASE_NONE;
+}
+
+/* To spill (wk->spill): the biggest member with a value of bucket j (d, as composed)
+ * goes to its own row, in group grp with the bucket, and leaves a stub; its version
+ * goes on from the higher of its entry's and its own row's. A write of that row
+ * already among out (a member moving in leaves it "no key") becomes this one. False
+ * when no member is left to spill. */
+static bool spill_biggest(const struct bwork *wk, size_t j, struct bucket_dir *d, const struct store_row *rows,
+                          int32_t grp, long *ownout, struct store_write *out, size_t *nout)
+{
+    int best = -1;
+    for (unsigned k = 0; k < d->n; k++)
+        if (!d->e[k].stub && d->e[k].intact && d->e[k].len > 0 && (best < 0 || d->e[k].len > d->e[best].len))
+            best = (int)k;
+    if (best < 0) return false;
+    const struct bucket_entry e = d->e[best];
+    size_t oi = wk->sown[j * BUCKET_SLOTS + e.slot];
+    const struct store_row *own = &rows[oi];
+    int64_t ver = own->found && own->version + 1 > e.version ? own->version + 1 : e.version;
+    long at = ownout[e.slot] >= 0 ? ownout[e.slot] : (long)(*nout)++;
+    out[at] = (struct store_write){.key = wk->lkeys[oi].key, .keylen = wk->lkeys[oi].len,
+                                   .version = own->found ? own->version : 0, .absent = !own->found,
+                                   .bits = e.val, .len = e.len, .cardinality = e.cardinality,
+                                   .checksum = codec_crc32c(e.val, e.len), .nbytes = e.nbytes,
+                                   .expire_ms = e.expire_ms, .group = grp,
+                                   .inc = own->found ? ver - own->version : ver, .bucket = true,
+                                   .spill = (uint8_t)d->family};
+    ownout[e.slot] = at;
+    const struct bucket_entry stub = {.slot = e.slot, .stub = true, .version = ver, .nbytes = -1};
+    return bucket_put(d, &stub);
 }
 
 /* The bases are loaded: check, compose, send. A member of a family that is on goes
@@ -729,6 +821,7 @@ static void bwork_based(enum store_status s, const char *err, const struct store
     int64_t *bver = NULL;
     size_t nout = 0;
     bool corrupt = false; /* a bucket that fails every writer of it */
+    bool respill = false; /* a bucket would pass chunk_bytes: the calls go again, to spill */
 
     if (s != STORE_OK) {
         if (err) snprintf(wk->errbuf, sizeof(wk->errbuf), "%s", err);
@@ -743,7 +836,7 @@ static void bwork_based(enum store_status s, const char *err, const struct store
             return;
         }
     if (!bwork_flatten(wk) || !(dirs = calloc(wk->nb, sizeof(*dirs))) ||
-        !(out = calloc(2 * wk->n + wk->nb, sizeof(*out))) || !(base = calloc(wk->n ? wk->n : 1, sizeof(*base))) ||
+        !(out = calloc(2 * wk->n + wk->nb * (1 + BUCKET_SLOTS), sizeof(*out))) || !(base = calloc(wk->n ? wk->n : 1, sizeof(*base))) ||
         !(bver = calloc(wk->n ? wk->n : 1, sizeof(*bver))))
         goto oom;
     for (size_t j = 0; j < wk->nb; j++) {
@@ -774,16 +867,19 @@ static void bwork_based(enum store_status s, const char *err, const struct store
         if (wk->refs[i]->family == BUCKET_NONE) continue;
         size_t j = wk->wb[i];
         if (*wk->wh[i] == W_BUCKET) {
-            if (!member_current(&dirs[j], rows[j].found, wk->w[i], wk->refs[i]->slot)) wk->conflict[wk->grp[i]] = true;
+            int k = rows[j].found ? bucket_find(&dirs[j], wk->refs[i]->slot) : -1;
+            /* a stub's own row is written as it is, its version checked by the statement */
+            if (!(wk->stubw[i] = k >= 0 && dirs[j].e[k].stub) &&
+                !member_current(&dirs[j], rows[j].found, wk->w[i], wk->refs[i]->slot))
+                wk->conflict[wk->grp[i]] = true;
             continue;
         }
-        bool stub;
-        base[i] = moving_base(wk, i, &dirs[j], rows[j].found, rows, &bver[i], &stub);
+        base[i] = moving_base(wk, i, &dirs[j], rows[j].found, rows, &bver[i], &wk->stubw[i]);
         bool current = wk->w[i]->absent ? base[i] == BASE_NONE : base[i] != BASE_NONE && bver[i] == wk->w[i]->version;
-        if (!current || stub) wk->conflict[wk->grp[i]] = true;
+        if (!current) wk->conflict[wk->grp[i]] = true;
     }
     /* whether write i reads or writes its bucket */
-#define IN_BUCKET(i) (*wk->wh[i] != W_OUT || base[i] == BASE_SLOT)
+#define IN_BUCKET(i) (!wk->stubw[i] && (*wk->wh[i] != W_OUT || base[i] == BASE_SLOT))
     for (size_t j = 0; j < wk->nb; j++) {
         int32_t first = -1;
         for (size_t i = 0; i < wk->n; i++) {
@@ -801,11 +897,22 @@ static void bwork_based(enum store_status s, const char *err, const struct store
         bool wrote = false, checked = false;
         int32_t grp = -1;
         struct bucket_dir *d = &dirs[j];
+        long ownout[BUCKET_SLOTS]; /* per slot: its own row's write among out, or -1 */
+        for (unsigned k = 0; k < BUCKET_SLOTS; k++) ownout[k] = -1;
         for (size_t i = 0; i < wk->n; i++) {
             const struct store_write *w = wk->w[i];
             if (wk->refs[i]->family == BUCKET_NONE || wk->wb[i] != j || wk->conflict[wk->grp[i]]) continue;
             int wh = *wk->wh[i];
             int64_t inc = w->inc > 0 ? w->inc : 1;
+            if (wk->stubw[i]) { /* spilled: to its own row, the bucket untouched (its stub stays
+                                 * while the family is on); a new row is marked as spilled */
+                struct store_write *o = &out[nout++];
+                *o = *w;
+                o->group = wk->comp[wk->grp[i]];
+                o->bucket = true;
+                o->spill = w->absent && wh != W_OUT ? (uint8_t)wk->refs[i]->family : 0;
+                continue;
+            }
             if (wh == W_OUT) { /* to its own row: a write of its own, and out of the bucket */
                 if (base[i] == BASE_SLOT && !w->bits) { /* a check of the entry: the bucket's version */
                     d->family = wk->refs[i]->family;
@@ -842,6 +949,7 @@ static void bwork_based(enum store_status s, const char *err, const struct store
                 const struct store_row *own = &rows[wk->own[i]];
                 from = own->version;
                 if (!own_row_empty(own)) { /* its value leaves its own row, which says "no key" from now */
+                    ownout[wk->refs[i]->slot] = (long)nout;
                     struct store_write *o = &out[nout++];
                     *o = (struct store_write){.key = w->key, .keylen = w->keylen, .version = own->version,
                                               .bits = st->empty_bits, .len = st->empty_len, .cardinality = 0,
@@ -865,10 +973,18 @@ static void bwork_based(enum store_status s, const char *err, const struct store
                                   .absent = !rows[j].found, .group = grp, .inc = 1, .nbytes = -1, .bucket = true};
         if (!wrote) continue; /* version checks only: the bucket must not have moved */
         size_t size = bucket_size(d);
+        if (size > (size_t)st->cfg->pg_chunk_bytes && !wk->spill) { /* again, with the own rows to spill to */
+            respill = true;
+            goto fail;
+        }
+        while (size > (size_t)st->cfg->pg_chunk_bytes) {
+            if (!spill_biggest(wk, j, d, rows, grp, ownout, out, &nout)) break;
+            size = bucket_size(d);
+        }
         if (size > (size_t)st->cfg->pg_chunk_bytes) {
             snprintf(wk->errbuf, sizeof(wk->errbuf),
-                     "bucket row '%.*s' would grow to %zu bytes, over [postgres] chunk_bytes: a member that big needs "
-                     "a row of its own, which is not built yet",
+                     "bucket row '%.*s' would grow to %zu bytes, over [postgres] chunk_bytes, with every member "
+                     "that has a value in a row of its own",
                      (int)wk->bkeys[j].len, (const char *)wk->bkeys[j].key, size);
             goto fail;
         }
@@ -913,10 +1029,11 @@ fail:
     free(out);
     free(base);
     free(bver);
-    if (wk->ncalls > 1 && !corrupt) { /* one call's write may be the cause: each goes again alone */
+    if (respill || (wk->ncalls > 1 && !corrupt)) { /* one call's write may be the cause: each goes again alone */
         for (size_t k = 0; k < wk->ncalls; k++) {
             wk->calls[k]->started = false;
-            wk->calls[k]->solo = true;
+            wk->calls[k]->solo |= !respill;
+            wk->calls[k]->spill |= respill;
         }
         bwork_free(wk);
         run_waiting(st);
@@ -934,23 +1051,45 @@ static void bwork_oom_cb(const struct db_result *r, void *arg)
 }
 
 /* Loads the batch's buckets, and the own rows of the members of moving families it
- * writes. Never answers from inside (this runs within store_cas): a failure is
- * answered on a later turn. */
+ * writes; to spill, the own rows of every slot of its buckets. Never answers from
+ * inside (this runs within store_cas): a failure is answered on a later turn. */
 static void bwork_start(struct bwork *wk)
 {
     size_t n = 0, nk;
     wk->nb = wk->calls[0]->nb;
     wk->bkeys = wk->calls[0]->bkeys;
-    for (size_t k = 0; k < wk->ncalls; k++) n += wk->calls[k]->n;
-    wk->lkeys = calloc(wk->nb + n, sizeof(*wk->lkeys));
+    for (size_t k = 0; k < wk->ncalls; k++) {
+        n += wk->calls[k]->n;
+        wk->spill |= wk->calls[k]->spill;
+    }
+    size_t ns = wk->spill ? wk->nb * BUCKET_SLOTS : 0;
+    wk->lkeys = calloc(wk->nb + n + ns, sizeof(*wk->lkeys));
     wk->own = calloc(n ? n : 1, sizeof(*wk->own));
     if (!wk->lkeys || !wk->own) goto oom;
     memcpy(wk->lkeys, wk->bkeys, wk->nb * sizeof(*wk->lkeys));
     nk = wk->nb;
+    if (wk->spill) {
+        if (!(wk->sown = calloc(ns, sizeof(*wk->sown))) || !(wk->snames = calloc(ns, sizeof(*wk->snames)))) goto oom;
+        for (size_t j = 0; j < wk->nb; j++)
+            for (unsigned slot = 0; slot < BUCKET_SLOTS; slot++) {
+                size_t at = j * BUCKET_SLOTS + slot;
+                size_t len = bucket_member_key(wk->bkeys[j].key, wk->bkeys[j].len, slot, wk->snames[at],
+                                               sizeof(wk->snames[at]));
+                wk->sown[at] = nk;
+                wk->lkeys[nk++] = (struct store_key){(const uint8_t *)wk->snames[at], len};
+            }
+    }
     for (size_t k = 0, i = 0; k < wk->ncalls; k++)
         for (size_t x = 0; x < wk->calls[k]->n; x++, i++) {
             const struct bcas *bc = wk->calls[k];
             if (bc->refs[x].family == BUCKET_NONE || (bc->wh[x] != W_IN && bc->wh[x] != W_OUT)) continue;
+            if (wk->spill) { /* among the slots' own rows already */
+                size_t j = 0;
+                struct store_key bk = {(const uint8_t *)bc->refs[x].bkey, bc->refs[x].bkeylen};
+                while (!same_key(&wk->bkeys[j], &bk)) j++;
+                wk->own[i] = wk->sown[j * BUCKET_SLOTS + bc->refs[x].slot];
+                continue;
+            }
             wk->own[i] = nk;
             wk->lkeys[nk++] = (struct store_key){bc->w[x].key, bc->w[x].keylen};
         }

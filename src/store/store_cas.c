@@ -385,7 +385,7 @@ static bool cas_send(struct store *st)
     uint64_t *set = NULL;
     const struct store_write **who = NULL;
     struct pgarr keys, vers, bits, cards, crcs, grps, lens, incs, exps, wholes, dirxids;
-    struct pgarr ckeys, clos, chis, cbits, ccards, ccrcs, flips;
+    struct pgarr ckeys, clos, chis, cbits, ccards, ccrcs, flips, sps;
     size_t nchunks = 0;
     bool any_delete = false;
     struct db_job *job = NULL;
@@ -475,6 +475,7 @@ static bool cas_send(struct store *st)
     pa_begin(&lens, OID_INT8, nkeys, any_null_len);
     pa_begin(&incs, OID_INT8, nkeys, false);
     pa_begin(&exps, OID_INT8, nkeys, any_null_exp);
+    pa_begin(&sps, OID_INT4, nkeys, true);
     /* the chunk parameters of SQL_CAS; a SQL_CAS_ROWS batch has no chunked write */
     pa_begin(&wholes, OID_INT4, b->rows_only ? 0 : nkeys, false);
     pa_begin(&dirxids, OID_INT8, b->rows_only ? 0 : nkeys, false);
@@ -512,30 +513,36 @@ static bool cas_send(struct store *st)
             pa_int8_or_null(&lens, w->nbytes);
             pa_int8(&incs, write_inc(w));
             pa_int8_or_null(&exps, w->expire_ms > 0 ? w->expire_ms : -1);
+            if (w->spill)
+                pa_int4(&sps, w->spill);
+            else
+                pa_elem(&sps, NULL, 0);
         }
     for (c = b->calls; c; c = c->next) ncalls++;
     sent_link(&st->writes.sent, &b->sent); /* before the query, so that store_free finds it whatever follows */
     if (!(keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || grps.oom || lens.oom || incs.oom || exps.oom ||
           wholes.oom || ckeys.oom || clos.oom || chis.oom || cbits.oom || ccards.oom || ccrcs.oom || dirxids.oom ||
-          flips.oom)) {
-        struct db_param p[18] = {pa_param(&keys),   pa_param(&vers),  pa_param(&bits),  pa_param(&cards),
+          flips.oom || sps.oom)) {
+        struct db_param p[19] = {pa_param(&keys),   pa_param(&vers),  pa_param(&bits),  pa_param(&cards),
                                  pa_param(&crcs),   pa_param(&grps),  pa_param(&lens),  pa_param(&incs),
                                  pa_param(&exps),
                                  pa_param(&wholes), pa_param(&ckeys), pa_param(&clos),  pa_param(&chis),
                                  pa_param(&cbits),  pa_param(&ccards), pa_param(&ccrcs), pa_param(&dirxids),
-                                 pa_param(&flips)};
+                                 pa_param(&flips), pa_param(&sps)};
+        /* SQL_CAS_ROWS: the first nine, and the spill marks as $10 */
+        struct db_param pr[10] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[18]};
         /* one existing row written: the short statements */
         const struct store_write *w0 = &b->calls->w[0];
         const struct cas_chunks *ch0 = &b->calls->ch[0];
-        bool one = nkeys == 1 && w0->bits && !w0->absent;
+        bool one = nkeys == 1 && w0->bits && !w0->absent && !w0->spill;
         if (one && b->rows_only)
             job = db_query_prepared(st->db, STMT_CAS_ONE, SQL_CAS_ONE, 9, p, cas_batch_done, b);
         else if (one && ch0->chunked && !ch0->whole && ch0->dir_xid >= 0)
             job = db_query_prepared(st->db, STMT_CAS_ONE_CHUNKED, SQL_CAS_ONE_CHUNKED, 18, p, cas_batch_done, b);
         else if (b->rows_only)
-            job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 9, p, cas_batch_done, b);
+            job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 10, pr, cas_batch_done, b);
         else
-            job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 18, p, cas_batch_done, b);
+            job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 19, p, cas_batch_done, b);
         if (job) db_bind_session(job); /* its keys' homes are this epoch's (store_buckets.c) */
     }
     free(dirxids.buf);
@@ -556,6 +563,7 @@ static bool cas_send(struct store *st)
     free(lens.buf);
     free(incs.buf);
     free(exps.buf);
+    free(sps.buf);
 sent:
     /* out of memory: the batch's calls fail, from the loop as always */
     if (!job && !(job = db_defer(st->db, cas_batch_unsent, b))) {

@@ -19,7 +19,9 @@
  * speculative insertion probes the index once more and writes one more WAL record
  * per row, a fifth of PostgreSQL's time for a row of a fan-out to new users. An
  * inserted row's `bucket` column comes from its bits: a bucket's value starts with
- * 0xB3 and its family (bucket.h), which no codec encoding does (store_buckets.c).
+ * 0xB3 and its family (bucket.h), which no codec encoding does (store_buckets.c); `sp`
+ * f marks a member of family f that spilled from its bucket to a row of its own
+ * (bucket -f, inserted or updated; NULL leaves the column as it is).
  * Data-modifying CTEs always run to completion. SQL_CAS then writes the chunk rows (`done`, `c`, `cput`, `cdel`:
  * docs/design.md, "Chunked rows"), and gives every head it writes its flips
  * (set_flips: NULL but for a write that is the flips alone); a one-row head never has
@@ -33,7 +35,8 @@
     "          WHERE coalesce(cur.version, -1) <> v.ver)," \
     " upd AS (UPDATE bitmapd.bitmaps b" \
     "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes, expire_ms = v.exp," \
-    "                version = b.version + v.inc, updated_at = now()" set_flips \
+    "                version = b.version + v.inc, updated_at = now()," \
+    "                bucket = coalesce(-v.sp::int2, b.bucket)" set_flips \
     "           FROM v" \
     "          WHERE b.key = v.key AND b.version = v.ver AND v.ver >= 0 AND v.bits IS NOT NULL" \
     "            AND v.grp NOT IN (SELECT grp FROM bad)" \
@@ -42,7 +45,8 @@
     "             AND v.grp NOT IN (SELECT grp FROM bad))," \
     " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes, expire_ms, bucket)" \
     "         SELECT key, inc, bits, card, crc, nbytes, exp," \
-    "                CASE WHEN octet_length(bits) > 2 AND get_byte(bits, 0) = 179 THEN get_byte(bits, 1)::int2 END" \
+    "                coalesce(-sp::int2, CASE WHEN octet_length(bits) > 2 AND get_byte(bits, 0) = 179" \
+    "                                           THEN get_byte(bits, 1)::int2 END)" \
     "           FROM want ORDER BY key)"
 
 /* What both statements answer: the groups that did not commit, the transaction's id,
@@ -73,8 +77,8 @@
 const char SQL_CAS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
     "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int8[], $10::int4[],"
-    "                                $17::int8[], $18::bytea[])"
-    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, whole, dirxid, flips)),"
+    "                                $17::int8[], $18::bytea[], $19::int4[])"
+    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, whole, dirxid, flips, sp)),"
     SQL_CAS_HEADS(", flips = v.flips") ","
     " done AS (SELECT v.key, v.whole, octet_length(v.bits) = 0 AS chunked"
     "            FROM v LEFT JOIN cur ON cur.key = v.key"
@@ -99,8 +103,8 @@ const char SQL_CAS[] =
  * through SQL_CAS from then on. */
 const char SQL_CAS_ROWS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
-    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int8[])"
-    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp)),"
+    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int8[], $10::int4[])"
+    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, sp)),"
     SQL_CAS_HEADS("")
     SQL_CAS_ANSWER("cur.chunked AND v.bits IS NOT NULL");
 

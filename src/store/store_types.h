@@ -61,6 +61,8 @@ struct store_write {
                                 checked), which the store shares instead of copying */
     bool bucket;    /* the row of a bucket of several keys (bucket.h): written in place, never
                        through the write-behind log (store_buckets.c makes these) */
+    uint8_t spill;  /* f > 0: a member of family f that spilled from its bucket to a row of its
+                       own; the row written gets bucket = -f (store_buckets.c) */
     const struct roaring_bitmap_s *changed; /* optional: exactly the members in which bits
                                                differ from the version written over (a chunked
                                                key's head then records just these) */

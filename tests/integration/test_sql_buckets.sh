@@ -323,10 +323,24 @@ SQL
     expect "DBSIZE counts the members of bucket rows, as bitmapd.values holds them" \
         "$(sql <<<"SELECT count(*) FROM bitmapd.values WHERE (cardinality > 0 OR nbytes IS NOT NULL) AND bitmapd.live(expire_ms)")" \
         "$(rcli DBSIZE)"
-    # $A is over a chunk: a write of its members would need spills (not built): refused, saying so
-    expect_match "a write into $A (over [postgres] chunk_bytes) is refused with the reason" \
-        "would grow to [0-9]+ bytes.*needs a row of its own" "$(rcli DEL checkin:1580246913 2>&1)"
-    expect "... and the member is still there" "1" "$(rcli EXISTS checkin:1580246913)"
+    # $A is over a chunk: a write of one of its members spills the biggest to rows of
+    # their own (bucket -1, a stub in the bucket) until the bucket fits in one
+    members_of_a() {
+        sql <<<"SELECT string_agg(convert_from(key, 'UTF8') || '=' || version || '/' || cardinality, ' ' ORDER BY key)
+                  FROM bitmapd.values WHERE key >= 'checkin:1580246912' AND key < 'checkin:1580246928'
+                   AND key <> 'checkin:1580246913'"
+    }
+    before=$(members_of_a)
+    expect "DEL of a member of $A (a bucket over [postgres] chunk_bytes)" "1" "$(rcli DEL checkin:1580246913 2>&1)"
+    expect "... the member is gone" "0" "$(rcli EXISTS checkin:1580246913)"
+    spilled=$(sql <<<"SELECT count(*) FILTER (WHERE bucket = -1), (SELECT octet_length(bits) <= 8192 FROM bitmapd.bitmaps
+                                                                     WHERE key = '$A')
+                        FROM bitmapd.bitmaps WHERE key >= 'checkin:1580246912' AND key < 'checkin:1580246928'")
+    expect_match "... $A fits in a chunk now, its biggest members spilled to rows of their own (bucket -1)" \
+        '^([1-9]|1[0-5])\|t$' "$spilled"
+    expect "... the other 15 members hold their versions and values (bitmapd.values)" "$before" "$(members_of_a)"
+    expect "... SCAN lists each of them once, spilled or not" "15" \
+        "$(scan_walk 'checkin:15802469[12]*'; tr ' ' '\n' <<<"$SCAN_SEEN" | grep -c '^checkin:158024691[2-9]$\|^checkin:158024692[0-7]$')"
     expect "DEL of $K (a member of a small bucket)" "1" "$(rcli DEL "$K" 2>&1)"
     expect "a member deleted over RESP leaves SCAN and KEYS" "no no" \
         "$(scan_walk "$K"; [[ $SCAN_SEEN == *checkin* ]] && echo yes || echo no) $(rcli KEYS "$K" | grep -q . && echo yes || echo no)"
