@@ -424,24 +424,18 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
     snprintf(spill + sl, sizeof(spill) - sl, "}");
     char fam[8];
     snprintf(fam, sizeof(fam), "%d", m->family);
-    const char *dv[1] = {drop};
+    /* the rows moved in go; those of members too big to share stay theirs, marked spilled */
+    const char *dv[3] = {drop, spill, fam};
     PGresult *dr = query(m,
-                         "DELETE FROM bitmapd.bitmaps"
-                         " WHERE key = ANY (ARRAY(SELECT convert_to(x, 'UTF8') FROM unnest($1::text[]) x))"
-                         "   AND bucket IS NULL",
-                         1, dv, sqlstate);
+                         "WITH d AS (DELETE FROM bitmapd.bitmaps"
+                         "            WHERE key = ANY (ARRAY(SELECT convert_to(x, 'UTF8') FROM unnest($1::text[]) x))"
+                         "              AND bucket IS NULL)"
+                         " UPDATE bitmapd.bitmaps SET bucket = -$3::int2"
+                         "  WHERE key = ANY (ARRAY(SELECT convert_to(x, 'UTF8') FROM unnest($2::text[]) x))"
+                         "    AND bucket IS NULL",
+                         3, dv, sqlstate);
     if (!dr) goto out;
     PQclear(dr);
-    if (sl > 1) { /* members too big to share: their rows are theirs, marked spilled */
-        const char *sv[2] = {spill, fam};
-        PGresult *sr = query(m,
-                             "UPDATE bitmapd.bitmaps SET bucket = -$2::int2"
-                             " WHERE key = ANY (ARRAY(SELECT convert_to(x, 'UTF8') FROM unnest($1::text[]) x))"
-                             "   AND bucket IS NULL",
-                             2, sv, sqlstate);
-        if (!sr) goto out;
-        PQclear(sr);
-    }
     if (!run(m, "COMMIT")) goto out;
     m->keys += moved;
     m->dropped += dropped;

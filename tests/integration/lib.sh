@@ -318,6 +318,36 @@ super_psql() {
   fi
 }
 
+# own_database PREFIX — a database of the test's own (PREFIX_$$) on the suite's cluster,
+# made by its superuser (BITMAPD_PGDIR), with the roles and migrations: sets DB,
+# OWNER_DSN and APP_DSN and exports BITMAPD_DSN=APP_DSN. For tests that change what
+# every other test would see (a move of keys turns a guard on for good). Returns 1
+# after a failed check when it cannot be made; drop_own_database drops it.
+own_database() {
+  local t=$BITMAPD_TEST_TMP owner_role app_role rc=0
+  owner_role=$(sed -n 's/.* user=\([^ ]*\).*/\1/p' <<<"$BITMAPD_OWNER_DSN")
+  app_role=$(sed -n 's/.* user=\([^ ]*\).*/\1/p' <<<"$BITMAPD_DSN")
+  DB="$1_$$"
+  if ! super_psql "$BITMAPD_PGDIR" postgres >/dev/null 2>"$t/createdb.err" <<<"CREATE DATABASE \"$DB\" OWNER \"$owner_role\""; then
+    check "create a database for this test" "" "$(cat "$t/createdb.err")"
+    return 1
+  fi
+  {
+    printf 'SET client_min_messages = warning;\n\\set owner %s\n\\set app %s\n' "$owner_role" "$app_role"
+    cat scripts/roles.sql
+  } | super_psql "$BITMAPD_PGDIR" "$DB" >/dev/null 2>"$t/roles.err"
+  check "roles.sql on the test's database" "" "$(grep -v '^NOTICE' "$t/roles.err" | head -n 3)"
+  OWNER_DSN=${BITMAPD_OWNER_DSN/dbname=bitmapd/dbname=$DB}
+  APP_DSN=${BITMAPD_DSN/dbname=bitmapd/dbname=$DB}
+  export BITMAPD_DSN=$APP_DSN
+  BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --migrate >"$t/migrate.log" 2>&1 || rc=$?
+  check "bitmapd --migrate on the test's database" 0 "$rc"
+}
+
+drop_own_database() {
+  [[ -n ${DB:-} ]] && super_psql "$BITMAPD_PGDIR" postgres >/dev/null 2>&1 <<<"DROP DATABASE IF EXISTS \"$DB\" WITH (FORCE)"
+}
+
 # wlog_fold — psql is about to read rows that the service wrote: with a write-behind
 # log in use ([wlog] enabled), ask its holder to fold it and wait until it has (the
 # views lag the log otherwise; docs/design.md, "Write-behind log"). Instant without one.

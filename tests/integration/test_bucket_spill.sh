@@ -27,31 +27,14 @@ if [[ -z ${BITMAPD_PGDIR:-} || -z ${BITMAPD_OWNER_DSN:-} ]]; then
   finish
 fi
 
-owner_role=$(sed -n 's/.* user=\([^ ]*\).*/\1/p' <<<"$BITMAPD_OWNER_DSN")
-app_role=$(sed -n 's/.* user=\([^ ]*\).*/\1/p' <<<"$BITMAPD_DSN")
-DB="bucket_spill_$$"
 # shellcheck disable=SC2317  # invoked by trap
 cleanup() {
   local p
   for p in "${!_SERVICE_PIDS[@]}"; do stop_service "$p"; done
-  super_psql "$BITMAPD_PGDIR" postgres >/dev/null 2>&1 <<<"DROP DATABASE IF EXISTS \"$DB\" WITH (FORCE)"
+  drop_own_database
 }
 trap cleanup EXIT
-if ! super_psql "$BITMAPD_PGDIR" postgres >/dev/null 2>"$T/createdb.err" <<<"CREATE DATABASE \"$DB\" OWNER \"$owner_role\""; then
-  check "create a database for this test" "" "$(cat "$T/createdb.err")"
-  finish
-fi
-{
-  printf 'SET client_min_messages = warning;\n\\set owner %s\n\\set app %s\n' "$owner_role" "$app_role"
-  cat scripts/roles.sql
-} | super_psql "$BITMAPD_PGDIR" "$DB" >/dev/null 2>"$T/roles.err"
-check "roles.sql on the test's database" "" "$(grep -v '^NOTICE' "$T/roles.err" | head -n 3)"
-OWNER_DSN=${BITMAPD_OWNER_DSN/dbname=bitmapd/dbname=$DB}
-APP_DSN=${BITMAPD_DSN/dbname=bitmapd/dbname=$DB}
-export BITMAPD_DSN=$APP_DSN
-rc=0
-BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --migrate >"$T/migrate.log" 2>&1 || rc=$?
-check "bitmapd --migrate on the test's database" 0 "$rc"
+own_database bucket_spill || finish
 sql() { psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 mover() { # in|out FAMILY — output in $T/mover.out
   BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --buckets "$@" >"$T/mover.out" 2>&1
