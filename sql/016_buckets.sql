@@ -245,12 +245,15 @@ COMMENT ON FUNCTION bitmapd._bucket_entries(bytea) IS
 
 -- Of the members of a bucket's bits that are keys at now_ms (not stubs, not deleted,
 -- not past their deadline): how many, how many have a deadline, and the sum of their
--- deadlines minus now_ms (DBSIZE and INFO keyspace).
+-- deadlines minus now_ms (DBSIZE and INFO keyspace); then how many stubs (members in rows
+-- of their own, counted there).
 CREATE OR REPLACE FUNCTION bitmapd._bucket_live(bits bytea, now_ms bigint) RETURNS bigint[]
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-    SELECT ARRAY[count(*), count(e.expire_ms), coalesce(sum(e.expire_ms - now_ms), 0)]::bigint[]
+    SELECT ARRAY[count(*) FILTER (WHERE l), count(e.expire_ms) FILTER (WHERE l),
+                 coalesce(sum(e.expire_ms - now_ms) FILTER (WHERE l), 0), count(*) FILTER (WHERE e.stub)]::bigint[]
       FROM bitmapd._bucket_entries_safe(bits) e
-     WHERE NOT e.stub AND (e.cardinality > 0 OR e.nbytes IS NOT NULL) AND (e.expire_ms IS NULL OR e.expire_ms > now_ms)
+     CROSS JOIN LATERAL (SELECT NOT e.stub AND (e.cardinality > 0 OR e.nbytes IS NOT NULL)
+                                AND (e.expire_ms IS NULL OR e.expire_ms > now_ms) AS l) x
 $$;
 
 -- Every key's value, wherever it is stored: the rows of single keys as they are, and

@@ -144,7 +144,9 @@ BEGIN
     -- when every row is one key); a first bucket row with more than n keys is given whole
     len := coalesce(array_length(ks, 1), 0);
     FOR i IN 1 .. len LOOP
-        cnt := cnt + CASE WHEN bs[i] IS NULL THEN 1 ELSE (bitmapd._bucket_live(bs[i], now_ms))[1] END;
+        -- (a stub counts as a key: its row is not looked up here)
+        cnt := cnt + CASE WHEN bs[i] IS NULL THEN 1
+                          ELSE (SELECT l[1] + l[4] FROM (SELECT bitmapd._bucket_live(bs[i], now_ms) AS l) x) END;
         IF cnt > n THEN
             cut := greatest(i, 2);
             EXIT;

@@ -307,7 +307,7 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
     char drop[64 * 17 + 8], spill[64 * 17 + 8];
     enum { KEEP, DROP, SPILL } fate[BUCKET_SLOTS + 1] = {KEEP};
     int rowof[BUCKET_SLOTS]; /* per slot: the own row whose value this transaction moves in, or -1 */
-    long moved = 0, dropped = 0;
+    long moved = 0, dropped = 0, marked = 0;
     int64_t now = now_ms();
     uint8_t *buf = NULL;
     bool ok = false;
@@ -324,6 +324,18 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
         int64_t exp = int8_at(r, i, 6, 0);
         bool empty = (int8_at(r, i, 3, 0) == 0 && PQgetisnull(r, i, 5)) || (exp > 0 && exp <= now);
         int k = bucket_find(&d, (unsigned)slot);
+        if (k >= 0 && d.e[k].stub) { /* spilled already, its mark lost (a write during a move out
+                                      * that was then turned back): marked again */
+            fate[i] = SPILL;
+            marked++;
+            continue;
+        }
+        if (k >= 0 && !empty) {
+            snprintf(m->err, sizeof(m->err),
+                     "key '%.*s' holds a value in its own row and in bucket '%.64s' (nothing of it moved)", keylen, key,
+                     bkey);
+            goto out;
+        }
         if (int8_at(r, i, 8, 0) == 0 && k < 0) { /* cut into chunks: it stays where it is, spilled */
             struct bucket_entry stub = {.slot = (uint8_t)slot, .stub = true, .version = db_value_int8(r, i, 1), .nbytes = -1};
             if (!bucket_put(&d, &stub)) {
@@ -337,12 +349,6 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
         if (!row_intact(r, i)) {
             snprintf(m->err, sizeof(m->err), "key '%.*s' fails its checksum (nothing of '%.64s' moved; repair or delete it)",
                      keylen, key, bkey);
-            goto out;
-        }
-        if (k >= 0 && !empty) {
-            snprintf(m->err, sizeof(m->err),
-                     "key '%.*s' holds a value in its own row and in bucket '%.64s' (nothing of it moved)", keylen, key,
-                     bkey);
             goto out;
         }
         if (k < 0) { /* its value, string length and deadline; or "no key" at its version (a version
@@ -365,7 +371,7 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
         }
         fate[i] = DROP;
     }
-    if (moved + dropped == 0) {
+    if (moved + dropped + marked == 0) {
         ok = run(m, "COMMIT");
         goto out;
     }

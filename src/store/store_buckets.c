@@ -493,6 +493,8 @@ struct bcas {
     bool plain;            /* writes a key's own row too */
     bool spill;            /* a bucket of it would pass chunk_bytes: its members' own rows are
                               loaded with it, so that the biggest can spill to them */
+    uint16_t *stubs;       /* then per bucket: the slots that were stubs (their rows are not
+                              loaded: a stub never spills again); NULL: none known */
     uint32_t slots;        /* the slots it writes, when it writes one bucket */
     size_t n;
     int32_t ngroups;
@@ -550,6 +552,7 @@ static void bcas_free(struct bcas *bc)
     free(bc->refs);
     free(bc->wh);
     free(bc->bkeys);
+    free(bc->stubs);
     free(bc->conflict);
     free(bc);
 }
@@ -776,6 +779,23 @@ static int moving_base(const struct bwork *wk, size_t i, const struct bucket_dir
     return own->found ? BASE_OWN : BASE_NONE;
 }
 
+/* Before the calls of wk go again to spill: the slots of their buckets that are stubs
+ * (dirs as loaded), whose own rows the next load leaves out. */
+static void remember_stubs(struct bwork *wk, const struct bucket_dir *dirs, const struct store_row *rows)
+{
+    for (size_t k = 0; k < wk->ncalls; k++) {
+        struct bcas *bc = wk->calls[k];
+        if (!bc->stubs && !(bc->stubs = calloc(bc->nb ? bc->nb : 1, sizeof(*bc->stubs)))) continue;
+        for (size_t b = 0; b < bc->nb; b++) {
+            size_t j = 0;
+            while (j < wk->nb && !same_key(&wk->bkeys[j], &bc->bkeys[b])) j++;
+            bc->stubs[b] = 0;
+            for (unsigned e = 0; j < wk->nb && rows[j].found && e < dirs[j].n; e++)
+                if (dirs[j].e[e].stub) bc->stubs[b] |= (uint16_t)(1u << dirs[j].e[e].slot);
+        }
+    }
+}
+
 /* To spill (wk->spill): the biggest member with a value of bucket j (d, as composed)
  * goes to its own row, in group grp with the bucket, and leaves a stub; its version
  * goes on from the higher of its entry's and its own row's. A write of that row
@@ -786,7 +806,8 @@ static bool spill_biggest(const struct bwork *wk, size_t j, struct bucket_dir *d
 {
     int best = -1;
     for (unsigned k = 0; k < d->n; k++)
-        if (!d->e[k].stub && d->e[k].intact && d->e[k].len > 0 && (best < 0 || d->e[k].len > d->e[best].len))
+        if (!d->e[k].stub && d->e[k].intact && d->e[k].len > 0 && wk->sown[j * BUCKET_SLOTS + d->e[k].slot] &&
+            (best < 0 || d->e[k].len > d->e[best].len))
             best = (int)k;
     if (best < 0) return false;
     const struct bucket_entry e = d->e[best];
@@ -905,12 +926,14 @@ static void bwork_based(enum store_status s, const char *err, const struct store
             int wh = *wk->wh[i];
             int64_t inc = w->inc > 0 ? w->inc : 1;
             if (wk->stubw[i]) { /* spilled: to its own row, the bucket untouched (its stub stays
-                                 * while the family is on); a new row is marked as spilled */
+                                 * while the family is on). The row is marked as spilled, again
+                                 * if a write during a move out (which leaves it unmarked: the
+                                 * mover may have cleared the mark already) took it off. */
                 struct store_write *o = &out[nout++];
                 *o = *w;
                 o->group = wk->comp[wk->grp[i]];
                 o->bucket = true;
-                o->spill = w->absent && wh != W_OUT ? (uint8_t)wk->refs[i]->family : 0;
+                o->spill = wh != W_OUT ? (uint8_t)wk->refs[i]->family : 0;
                 continue;
             }
             if (wh == W_OUT) { /* to its own row: a write of its own, and out of the bucket */
@@ -974,6 +997,7 @@ static void bwork_based(enum store_status s, const char *err, const struct store
         if (!wrote) continue; /* version checks only: the bucket must not have moved */
         size_t size = bucket_size(d);
         if (size > (size_t)st->cfg->pg_chunk_bytes && !wk->spill) { /* again, with the own rows to spill to */
+            remember_stubs(wk, dirs, rows);
             respill = true;
             goto fail;
         }
@@ -1068,11 +1092,13 @@ static void bwork_start(struct bwork *wk)
     if (!wk->lkeys || !wk->own) goto oom;
     memcpy(wk->lkeys, wk->bkeys, wk->nb * sizeof(*wk->lkeys));
     nk = wk->nb;
-    if (wk->spill) {
+    if (wk->spill) { /* sown 0: not loaded (a stub already) */
+        const uint16_t *stubs = wk->calls[0]->stubs; /* the first call's buckets are the batch's */
         if (!(wk->sown = calloc(ns, sizeof(*wk->sown))) || !(wk->snames = calloc(ns, sizeof(*wk->snames)))) goto oom;
         for (size_t j = 0; j < wk->nb; j++)
             for (unsigned slot = 0; slot < BUCKET_SLOTS; slot++) {
                 size_t at = j * BUCKET_SLOTS + slot;
+                if (stubs && (stubs[j] >> slot & 1)) continue;
                 size_t len = bucket_member_key(wk->bkeys[j].key, wk->bkeys[j].len, slot, wk->snames[at],
                                                sizeof(wk->snames[at]));
                 wk->sown[at] = nk;
@@ -1083,12 +1109,11 @@ static void bwork_start(struct bwork *wk)
         for (size_t x = 0; x < wk->calls[k]->n; x++, i++) {
             const struct bcas *bc = wk->calls[k];
             if (bc->refs[x].family == BUCKET_NONE || (bc->wh[x] != W_IN && bc->wh[x] != W_OUT)) continue;
-            if (wk->spill) { /* among the slots' own rows already */
+            if (wk->spill) { /* among the slots' own rows already, unless a stub's */
                 size_t j = 0;
                 struct store_key bk = {(const uint8_t *)bc->refs[x].bkey, bc->refs[x].bkeylen};
                 while (!same_key(&wk->bkeys[j], &bk)) j++;
-                wk->own[i] = wk->sown[j * BUCKET_SLOTS + bc->refs[x].slot];
-                continue;
+                if ((wk->own[i] = wk->sown[j * BUCKET_SLOTS + bc->refs[x].slot]) != 0) continue;
             }
             wk->own[i] = nk;
             wk->lkeys[nk++] = (struct store_key){bc->w[x].key, bc->w[x].keylen};

@@ -125,7 +125,7 @@ const char SQL_CAS_ONE[] =
     "WITH upd AS (UPDATE bitmapd.bitmaps b"
     "                SET bits = ($3::bytea[])[1], cardinality = ($4::int8[])[1], checksum = ($5::int8[])[1],"
     "                    nbytes = ($7::int8[])[1], version = b.version + ($8::int8[])[1], updated_at = now(),"
-    "                    expire_ms = ($9::int8[])[1]"
+    "                    expire_ms = ($9::int8[])[1], bucket = coalesce(-($10::int4[])[1]::int2, b.bucket)"
     "              WHERE b.key = ($1::bytea[])[1] AND b.version = ($2::int8[])[1] AND octet_length(b.bits) > 0"
     "          RETURNING 1)"
     SQL_CAS_ONE_ANSWER("upd");
@@ -140,7 +140,7 @@ const char SQL_CAS_ONE_CHUNKED[] =
     "WITH h AS (UPDATE bitmapd.bitmaps b"
     "              SET cardinality = ($4::int8[])[1], checksum = ($5::int8[])[1], nbytes = ($7::int8[])[1],"
     "                  version = b.version + ($8::int8[])[1], updated_at = now(), flips = ($18::bytea[])[1],"
-    "                  expire_ms = ($9::int8[])[1]"
+    "                  expire_ms = ($9::int8[])[1], bucket = coalesce(-($19::int4[])[1]::int2, b.bucket)"
     "            WHERE b.key = ($1::bytea[])[1] AND b.version = ($2::int8[])[1] AND octet_length(b.bits) = 0"
     "              AND b.xmin::text::int8 = ($17::int8[])[1] AND ($10::int4[])[1] = 0"
     "              AND octet_length(($3::bytea[])[1]) = 0"

@@ -220,5 +220,21 @@ check "... every key is what it was" "" "$(snapshot | diff "$T/snap0" - | head -
 check "... and reads so over RESP" \
   "$(sql "SELECT (SELECT cardinality FROM bitmapd.value_of('group:5:msg:20')) || ' ' || (SELECT cardinality FROM bitmapd.value_of('group:9:msg:170'))")" \
   "$(rcli BITCOUNT group:5:msg:20) $(rb BITCOUNT group:9:msg:170)"
+# a spilled key's row that lost its mark (a write of it during a move out that was then
+# turned back to a move in): its next write marks it again, and so does the mover
+X=$(sql "SELECT convert_from(key, 'UTF8') FROM bitmapd.bitmaps WHERE bucket = -2 AND key LIKE 'group:9:msg:1__' ORDER BY key LIMIT 1")
+unmark() { # (the superuser, without triggers)
+  super_psql "$BITMAPD_PGDIR" "$DB" >/dev/null <<<"SET session_replication_role = replica;
+    UPDATE bitmapd.bitmaps SET bucket = NULL WHERE key = convert_to('$X', 'UTF8')"
+}
+unmark
+check "a write of a spilled key whose row lost its mark ($X) marks it again" "0 -2" \
+  "$(rcli SETBIT "$X" 2097153 1) $(row_of "$X" | cut -d'|' -f1)"
+unmark
+super_psql "$BITMAPD_PGDIR" "$DB" >/dev/null <<<"UPDATE bitmapd.bucket_state SET state = 'moving_in', gen = gen + 1 WHERE family = 2"
+rc=0
+mover in receipt || rc=$?
+check_match "... so does the mover, going in over its bucket" "^0 family receipt is on.*\|-2$" \
+  "$rc $(tail -n 1 "$T/mover.out")|$(row_of "$X" | cut -d'|' -f1)"
 check_logs_clean
 finish

@@ -162,9 +162,14 @@ check "a table, sequence and function created later by the owner: usable by the 
 check "... and still not droppable or alterable by it" "42501 42501 42501" \
   "$(sqlstate "$APP_DSN" "DROP TABLE bitmapd.t_roles_later") $(sqlstate "$APP_DSN" "TRUNCATE bitmapd.t_roles_later") $(sqlstate "$APP_DSN" "ALTER TABLE bitmapd.t_roles_later ADD COLUMN y int")"
 owner_sql "DROP TABLE bitmapd.t_roles_later; DROP SEQUENCE bitmapd.t_roles_seq; DROP FUNCTION bitmapd.t_roles_fn(int)" >/dev/null
+# (LIMIT 0: privileges on every relation and function a view uses are checked when
+# the executor starts, and nothing is computed; with LIMIT 5 an aggregate view such as
+# bitmapd.inbox_period_stats computes every group first, over the 250,000 message
+# boxes the suite leaves in the shared database, in a time that depends on the plan:
+# a run took over 300 s there)
 check "the owner reads every view of sql/" "" \
   "$(for v in $(owner_sql "SELECT c.oid::regclass FROM pg_class c WHERE c.relnamespace = 'bitmapd'::regnamespace AND c.relkind = 'v'"); do
-       psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 -c "SELECT count(*) FROM (SELECT * FROM $v LIMIT 5) s" >/dev/null 2>"$T/view.err" ||
+       psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 -c "SELECT count(*) FROM (SELECT * FROM $v LIMIT 0) s" >/dev/null 2>"$T/view.err" ||
          echo "$v: $(head -n 1 "$T/view.err")"
      done)"
 
