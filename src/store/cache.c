@@ -60,6 +60,7 @@ struct cache_blob *cache_blob_alloc(size_t len)
     if (!b) return NULL;
     b->refs = 1;
     b->checked = false;
+    b->members_ok = 0;
     b->len = len;
     return b;
 }

@@ -20,6 +20,9 @@ struct cache_blob {
     uint32_t refs;
     bool checked; /* known to be a valid encoding: this instance wrote it, or joined and
                      checked it from chunk rows (set before it is shared) */
+    uint16_t members_ok; /* a bucket row's: the slots whose members' values were found valid
+                            encodings (store_buckets.c; the only field set while shared, by
+                            the loop's thread) */
     size_t len;
     uint8_t data[];
 };

@@ -194,9 +194,12 @@ static bool bucket_whole(const struct store_row *b)
  * bucket whose checksum fails, is handed out as a row whose bits do not match its
  * checksum: the reader reports the key corrupt, and writes of it are refused, while
  * the intact members stay readable. False when the member's entry is a stub: it
- * spilled to a row of its own, which is the key's (out is then "no key"). */
+ * spilled to a row of its own, which is the key's (out is then "no key"). With blob
+ * (b's bits in the cache), an intact member's value is validated once per blob and
+ * handed out checked, so that GETBIT reads one container of it in place instead of
+ * decoding it whole on every read. */
 static bool member_row(const struct store *st, const struct store_row *b, const struct bucket_ref *ref,
-                       struct store_row *out)
+                       struct cache_blob *blob, struct store_row *out)
 {
     struct bucket_dir d;
     *out = (struct store_row){.found = false, .nbytes = -1, .cached = b->cached, .guessed = b->guessed};
@@ -222,8 +225,12 @@ static bool member_row(const struct store *st, const struct store_row *b, const 
     out->bits = e->len ? e->val : st->empty_bits;
     out->len = e->len ? e->len : st->empty_len;
     uint32_t crc = e->len ? codec_crc32c(e->val, e->len) : st->empty_crc;
-    out->checksum = e->intact ? crc : ~crc; /* not "checked": written by whichever writer, read here
-                                              * as bytes; decoding ~50 bytes is cheap */
+    out->checksum = e->intact ? crc : ~crc; /* written by whichever writer: checked only once validated */
+    if (blob && e->intact && e->len) {
+        uint16_t bit = (uint16_t)(1u << ref->slot);
+        if (!(blob->members_ok & bit) && codec_validate(e->val, e->len, NULL, 0)) blob->members_ok |= bit;
+        out->checked = (blob->members_ok & bit) != 0;
+    }
     return true;
 }
 
@@ -278,7 +285,7 @@ static long row_keys(const struct store *st, const struct store_key *keys, size_
  * Returns how many members are stubs whose own rows are not among rows (m[i].own is
  * then OWN_WANTED): the caller reads those rows too. */
 static size_t members_from_rows(struct store *st, struct mkey *m, size_t n, const struct store_row *rows,
-                                struct store_row *out)
+                                struct cache_blob *const *blobs, struct store_row *out)
 {
     size_t missing = 0;
     for (size_t i = 0; i < n; i++) {
@@ -286,7 +293,7 @@ static size_t members_from_rows(struct store *st, struct mkey *m, size_t n, cons
             out[i] = rows[i];
             continue;
         }
-        bool spilled = !member_row(st, &rows[i], &m[i].r, &out[i]);
+        bool spilled = !member_row(st, &rows[i], &m[i].r, blobs ? blobs[i] : NULL, &out[i]);
         if (m[i].own == 0 && spilled) {
             m[i].own = OWN_WANTED;
             missing++;
@@ -382,7 +389,7 @@ static void bload_done(enum store_status s, const char *err, const struct store_
     /* a member found spilled: loaded again with its own row (the rows are valid only
      * during this callback). A stub stays while its family is on, so each round adds
      * rows; a family that moved meanwhile makes a write of it a conflict. */
-    if (s == STORE_OK && members_from_rows(bl->st, bl->m, bl->n, rows, bl->rows) > 0) {
+    if (s == STORE_OK && members_from_rows(bl->st, bl->m, bl->n, rows, NULL, bl->rows) > 0) {
         if (bl->rounds++ < bl->n && want_own_rows(bl) &&
             rows_load(bl->st, bl->rk, bl->nk, bl->flags & ~STORE_GUESS_ABSENT, bload_done, bl))
             return;
@@ -444,7 +451,7 @@ static bool peek_members(struct store *st, const struct store_key *keys, size_t 
     struct mkey m_s[PEEK_ON_STACK], *m = n <= PEEK_ON_STACK ? m_s : malloc(n * sizeof(*m));
     struct store_row r_s[PEEK_ON_STACK], *r = n <= PEEK_ON_STACK ? r_s : malloc(n * sizeof(*r));
     bool ok = rk && m && r && row_keys(st, keys, n, rk, m) == (long)n && rows_peek(st, rk, n, r, held, guess, nguess);
-    if (ok && members_from_rows(st, m, n, r, rows) > 0) /* spilled members: their own rows, cached too */
+    if (ok && members_from_rows(st, m, n, r, held, rows) > 0) /* spilled members: their own rows, cached too */
         for (size_t i = 0; ok && i < n; i++) {
             struct cache_blob *h;
             size_t ng;
