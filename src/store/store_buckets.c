@@ -786,6 +786,21 @@ static int moving_base(const struct bwork *wk, size_t i, const struct bucket_dir
     return own->found ? BASE_OWN : BASE_NONE;
 }
 
+/* The members of d whose deadline passed [expire] sweep_grace_ms ago become "no key"
+ * at their versions (a version is never given twice): a bucket's expired members give
+ * their bytes back whenever the bucket is written, as the sweep removes the rows of
+ * expired keys. They read as absent from their deadline on either way. */
+static void shed_expired(const struct store *st, struct bucket_dir *d)
+{
+    int64_t before = wall_ms() - st->cfg->expire_sweep_grace_ms;
+    for (unsigned k = 0; k < d->n; k++) {
+        const struct bucket_entry *e = &d->e[k];
+        if (e->stub || !e->intact || e->expire_ms <= 0 || e->expire_ms > before) continue;
+        const struct bucket_entry none = {.slot = e->slot, .version = e->version, .nbytes = -1};
+        if (!bucket_put(d, &none)) continue; /* a valid entry in place of a valid one: never refused */
+    }
+}
+
 /* Before the calls of wk go again to spill: the slots of their buckets that are stubs
  * (dirs as loaded), whose own rows the next load leaves out. */
 static void remember_stubs(struct bwork *wk, const struct bucket_dir *dirs, const struct store_row *rows)
@@ -1002,6 +1017,7 @@ static void bwork_based(enum store_status s, const char *err, const struct store
         *o = (struct store_write){.key = wk->bkeys[j].key, .keylen = wk->bkeys[j].len, .version = rows[j].version,
                                   .absent = !rows[j].found, .group = grp, .inc = 1, .nbytes = -1, .bucket = true};
         if (!wrote) continue; /* version checks only: the bucket must not have moved */
+        shed_expired(st, d);
         size_t size = bucket_size(d);
         if (size > (size_t)st->cfg->pg_chunk_bytes && !wk->spill) { /* again, with the own rows to spill to */
             remember_stubs(wk, dirs, rows);

@@ -15,7 +15,10 @@
 #     key that spills while a SCAN walk is between its own row and its bucket is
 #     still returned (it is listed at its bucket's place);
 #  6. bitmapd --buckets out and in again keep every key's version and value; going in,
-#     the mover spills what does not fit (a chunked row stays where it is).
+#     the mover spills what does not fit (a chunked row stays where it is); a row whose
+#     mark was lost is marked again by a write of it and by the mover;
+#  7. an expired member's entry says "no key" at its version, without its bytes, once
+#     its bucket is written.
 # Needs the superuser of the suite's cluster (BITMAPD_PGDIR) to make the database.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -236,5 +239,26 @@ rc=0
 mover in receipt || rc=$?
 check_match "... so does the mover, going in over its bucket" "^0 family receipt is on.*\|-2$" \
   "$rc $(tail -n 1 "$T/mover.out")|$(row_of "$X" | cut -d'|' -f1)"
+# ---- 7. expired members give their bytes back when their bucket is written -------------
+entry() { # KEY — version|cardinality|nbytes|expire_ms|value bytes of its entry in its bucket
+  sql "SELECT e.version || '|' || e.cardinality || '|' || coalesce(e.nbytes::text, '') || '|' ||
+              coalesce(e.expire_ms::text, '') || '|' || octet_length(e.value)
+         FROM bitmapd.bucket_of(convert_to('$1', 'UTF8')) r
+         JOIN bitmapd.bitmaps b ON b.key = r.bucket_key CROSS JOIN LATERAL bitmapd._bucket_entries(b.bits) e
+        WHERE e.slot = r.slot"
+}
+start_service --set expire.sweep_grace_ms=0 || finish # (its sweep removes expired rows at once)
+RPORT_C=$RPORT
+RPORT=$RPORT_A
+rcli SETBIT checkin:4243 100 1 >/dev/null
+rcli PEXPIRE checkin:4243 1 >/dev/null
+v=$(entry checkin:4243 | cut -d'|' -f1)
+sleep 0.1
+check "an expired member reads as absent" "0 0" "$(rcli EXISTS checkin:4243) $(redis-cli -p "$RPORT_C" EXISTS checkin:4243)"
+redis-cli -p "$RPORT_C" SETBIT checkin:4245 1 1 >/dev/null # another member of its bucket
+check "... once its bucket is written, its entry says \"no key\" at its version, without its bytes" "$v|0|||0" \
+  "$(entry checkin:4243)"
+check "... and a write of it starts from nothing" "0 1" \
+  "$(rcli SETBIT checkin:4243 7 1) $(redis-cli -p "$RPORT_C" BITCOUNT checkin:4243)"
 check_logs_clean
 finish
