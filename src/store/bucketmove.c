@@ -296,6 +296,67 @@ static int bucket_row(struct mover *m, const PGresult *r, const char *bkey, stru
     return brow;
 }
 
+/* Entries e[0..n) of bucket bkey to new rows of their own, marked spilled (their "no
+ * key" rows, if any, deleted before). */
+static bool insert_spilled(struct mover *m, const char *bkey, const struct bucket_entry *e, unsigned n, char *sqlstate)
+{
+    struct pgarr keys = {0}, vers = {0}, bits = {0}, cards = {0}, crcs = {0}, nbs = {0}, exps = {0};
+    bool ok = false;
+    pa_begin(&keys, OID_BYTEA, n, false);
+    pa_begin(&vers, OID_INT8, n, false);
+    pa_begin(&bits, OID_BYTEA, n, false);
+    pa_begin(&cards, OID_INT8, n, false);
+    pa_begin(&crcs, OID_INT8, n, false);
+    pa_begin(&nbs, OID_INT8, n, true);
+    pa_begin(&exps, OID_INT8, n, true);
+    for (unsigned i = 0; i < n; i++) {
+        char mk[BUCKET_KEY_MAX];
+        size_t mkl = bucket_member_key((const uint8_t *)bkey, strlen(bkey), e[i].slot, mk, sizeof(mk));
+        pa_elem(&keys, mk, mkl);
+        pa_int8(&vers, e[i].version);
+        pa_elem(&bits, e[i].val, e[i].len);
+        pa_int8(&cards, (int64_t)e[i].cardinality);
+        pa_int8(&crcs, codec_crc32c(e[i].val, e[i].len));
+        pa_int8_or_null(&nbs, e[i].nbytes);
+        pa_int8_or_null(&exps, e[i].expire_ms > 0 ? e[i].expire_ms : -1);
+    }
+    if (keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || nbs.oom || exps.oom) {
+        snprintf(m->err, sizeof(m->err), "out of memory");
+        goto out;
+    }
+    struct db_param p[7] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
+                            pa_param(&crcs), pa_param(&nbs),  pa_param(&exps)};
+    char fam[8], what[BUCKET_KEY_MAX + 16];
+    snprintf(fam, sizeof(fam), "%d", m->family);
+    snprintf(what, sizeof(what), "bucket '%.64s'", bkey);
+    const char *wv[8];
+    int wl[8], wf[8];
+    for (int i = 0; i < 7; i++) {
+        wv[i] = p[i].value;
+        wl[i] = p[i].length;
+        wf[i] = 1;
+    }
+    wv[7] = fam;
+    wl[7] = 0;
+    wf[7] = 0;
+    PGresult *w = query_as(m, what,
+                           "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes, expire_ms, bucket)"
+                           " SELECT *, -$8::int2 FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[],"
+                           "                                $6::int8[], $7::int8[]) ORDER BY 1",
+                           8, wv, wl, wf, sqlstate);
+    ok = w != NULL;
+    PQclear(w);
+out:
+    free(keys.buf);
+    free(vers.buf);
+    free(bits.buf);
+    free(cards.buf);
+    free(crcs.buf);
+    free(nbs.buf);
+    free(exps.buf);
+    return ok;
+}
+
 /* The members' own rows of bucket bkey go into it. 1: done; 0: failed (m->err); the
  * transaction is over either way. */
 static bool move_in(struct mover *m, const char *bkey, const char *names, char *sqlstate)
@@ -307,13 +368,16 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
     char drop[64 * 17 + 8], spill[64 * 17 + 8];
     enum { KEEP, DROP, SPILL } fate[BUCKET_SLOTS + 1] = {KEEP};
     int rowof[BUCKET_SLOTS]; /* per slot: the own row whose value this transaction moves in, or -1 */
+    int ownrow[BUCKET_SLOTS]; /* per slot: its own row (unmarked), or -1 */
+    struct bucket_entry old[BUCKET_SLOTS]; /* entries of the bucket that spill to new rows */
+    unsigned nold = 0;
     long moved = 0, dropped = 0, marked = 0;
     int64_t now = now_ms();
     uint8_t *buf = NULL;
     bool ok = false;
 
     if (!r) return false;
-    for (unsigned s = 0; s < BUCKET_SLOTS; s++) rowof[s] = -1;
+    for (unsigned s = 0; s < BUCKET_SLOTS; s++) rowof[s] = ownrow[s] = -1;
     if ((brow = bucket_row(m, r, bkey, &d)) == -2) goto out;
     for (int i = 0; i < PQntuples(r) && i <= (int)BUCKET_SLOTS; i++) {
         if (i == brow || !PQgetisnull(r, i, 7)) continue; /* the bucket; a member that spilled already */
@@ -321,6 +385,7 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
         const char *key = PQgetvalue(r, i, 0);
         int keylen = PQgetlength(r, i, 0);
         if (slot < 0) continue;
+        ownrow[slot] = i;
         int64_t exp = int8_at(r, i, 6, 0);
         bool empty = (int8_at(r, i, 3, 0) == 0 && PQgetisnull(r, i, 5)) || (exp > 0 && exp <= now);
         int k = bucket_find(&d, (unsigned)slot);
@@ -377,20 +442,37 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
     }
     if (moved > 0) {
         size_t size = bucket_size(&d);
-        while (size > m->chunk_bytes) { /* the biggest value moved in stays in its row, spilled */
-            int best = -1;
-            for (unsigned k = 0; k < d.n; k++)
-                if (rowof[d.e[k].slot] >= 0 && !d.e[k].stub && (best < 0 || d.e[k].len > d.e[best].len)) best = (int)k;
-            if (best < 0) break;
-            struct bucket_entry stub = {.slot = d.e[best].slot, .stub = true, .version = d.e[best].version, .nbytes = -1};
-            fate[rowof[stub.slot]] = SPILL;
+        /* too big: the biggest value moved in stays in its row, spilled; then (entries
+         * instances wrote during the move, with the stubs added) the biggest entry goes
+         * to a new row of its own, its version above its "no key" row's, if any */
+        while (size > m->chunk_bytes) {
+            int best = -1, best_old = -1;
+            for (unsigned k = 0; k < d.n; k++) {
+                const struct bucket_entry *e = &d.e[k];
+                if (e->stub || !e->len) continue;
+                if (rowof[e->slot] >= 0 && (best < 0 || e->len > d.e[best].len)) best = (int)k;
+                if (rowof[e->slot] < 0 && e->intact && (best_old < 0 || e->len > d.e[best_old].len)) best_old = (int)k;
+            }
+            if (best < 0 && best_old < 0) break;
+            struct bucket_entry stub = {.stub = true, .nbytes = -1};
+            if (best >= 0) {
+                stub.slot = d.e[best].slot;
+                stub.version = d.e[best].version;
+                fate[rowof[stub.slot]] = SPILL;
+            } else {
+                old[nold] = d.e[best_old];
+                int o = ownrow[old[nold].slot];
+                if (o >= 0 && db_value_int8(r, o, 1) + 1 > old[nold].version) old[nold].version = db_value_int8(r, o, 1) + 1;
+                stub.slot = old[nold].slot;
+                stub.version = old[nold++].version;
+            }
             if (!bucket_put(&d, &stub)) break;
             size = bucket_size(&d);
         }
         if (size > m->chunk_bytes) {
             snprintf(m->err, sizeof(m->err),
-                     "bucket '%.64s' would hold %zu bytes, over [postgres] chunk_bytes (%zu), with every member it "
-                     "takes in a row of its own (nothing of it moved)",
+                     "bucket '%.64s' would hold %zu bytes, over [postgres] chunk_bytes (%zu), with every member in a "
+                     "row of its own (nothing of it moved)",
                      bkey, size, m->chunk_bytes);
             goto out;
         }
@@ -442,6 +524,7 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
                          3, dv, sqlstate);
     if (!dr) goto out;
     PQclear(dr);
+    if (nold > 0 && !insert_spilled(m, bkey, old, nold, sqlstate)) goto out;
     if (!run(m, "COMMIT")) goto out;
     m->keys += moved;
     m->dropped += dropped;

@@ -18,7 +18,9 @@
 #     the mover spills what does not fit (a chunked row stays where it is); a row whose
 #     mark was lost is marked again by a write of it and by the mover;
 #  7. an expired member's entry says "no key" at its version, without its bytes, once
-#     its bucket is written.
+#     its bucket is written;
+#  8. a mover whose chunk_bytes is lower spills a member that instances wrote into its
+#     bucket during the move in.
 # Needs the superuser of the suite's cluster (BITMAPD_PGDIR) to make the database.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -260,5 +262,29 @@ check "... once its bucket is written, its entry says \"no key\" at its version,
   "$(entry checkin:4243)"
 check "... and a write of it starts from nothing" "0 1" \
   "$(rcli SETBIT checkin:4243 7 1) $(redis-cli -p "$RPORT_C" BITCOUNT checkin:4243)"
+# ---- 8. the mover spills members already in their bucket when it must ------------------
+# (instances wrote them there during the move; here the mover's chunk_bytes is lower)
+rc=0
+mover out receipt || rc=$?
+check_match "the receipts move out again" "^0 family receipt is off" "$rc $(tail -n 1 "$T/mover.out")"
+rcli SETBIT group:21:msg:321 5 1 >/dev/null # a row of its own while the family is off
+super_psql "$BITMAPD_PGDIR" "$DB" >/dev/null <<<"UPDATE bitmapd.bucket_state SET state = 'moving_in', gen = gen + 1 WHERE family = 2"
+epoch=$(sql "SELECT sum(gen) FROM bitmapd.bucket_state")
+wait_for "every instance acts on the move in" \
+  "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'bitmapd e=%' AND application_name <> 'bitmapd e=$epoch'\") == 0 ]]"
+/usr/bin/python3 -c "
+import random
+rnd = random.Random(21)
+for u in rnd.sample(range(1 << 22), 3000): print('SETBIT group:21:msg:320 %d 1' % u)" | rcli --pipe >"$T/g21.out" 2>&1
+check "during the move in, a new member goes to its bucket (6 KB or so)" "|t" \
+  "$(row_of group:21:msg:320)|$(sql "SELECT octet_length(bits) > 4096 FROM bitmapd.bitmaps WHERE key = 'group:21:msg:~20'")"
+before="$(rcli BITCOUNT group:21:msg:320) $(rcli BITCOUNT group:21:msg:321)"
+rc=0
+BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --set postgres.chunk_bytes=4096 --buckets in receipt >"$T/mover.out" 2>&1 || rc=$?
+check_match "a mover with chunk_bytes 4096 finishes the move in" "^0 family receipt is on" "$rc $(tail -n 1 "$T/mover.out")"
+check "... the member it found in the bucket got a row of its own (bucket -2); the bucket fits" "-2|f t" \
+  "$(row_of group:21:msg:320) $(sql "SELECT octet_length(bits) <= 4096 FROM bitmapd.bitmaps WHERE key = 'group:21:msg:~20'")"
+check "... both members read as before on both instances" "$before $before" \
+  "$(rcli BITCOUNT group:21:msg:320) $(rcli BITCOUNT group:21:msg:321) $(rb BITCOUNT group:21:msg:320) $(rb BITCOUNT group:21:msg:321)"
 check_logs_clean
 finish
