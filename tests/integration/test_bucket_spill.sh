@@ -173,6 +173,7 @@ check "... a write after it expired starts a new key, at a later version" "0 1 t
   "$(rcli SETBIT group:7:msg:100 4 1) $(rb BITCOUNT group:7:msg:100) $(sql "SELECT version > ${v_before:-0} FROM bitmapd.bitmaps WHERE key = 'group:7:msg:100' AND bucket = -2")"
 
 # ---- 5. listings ---------------------------------------------------------------------------
+wlog_fold # the keys of no family went through the write-behind log, with [wlog] enabled
 live=$(sql "SELECT count(*) FROM bitmapd.values WHERE (cardinality > 0 OR nbytes IS NOT NULL) AND bitmapd.live(expire_ms)")
 check "DBSIZE counts each key once" "$live" "$(rcli DBSIZE)"
 check "KEYS lists each key once" "$live $live" "$(rcli KEYS '*' | wc -l) $(rcli KEYS '*' | sort -u | wc -l)"
@@ -203,6 +204,7 @@ check "a key that spills while a SCAN walk is past its own row's place is still 
 
 # ---- 6. out and in again --------------------------------------------------------------------
 snapshot() {
+  wlog_fold
   sql "SELECT key, version, md5(bits), cardinality, nbytes, expire_ms FROM bitmapd.values
         WHERE (cardinality > 0 OR nbytes IS NOT NULL) AND bitmapd.live(expire_ms) ORDER BY key"
 }
