@@ -296,9 +296,12 @@ static int bucket_row(struct mover *m, const PGresult *r, const char *bkey, stru
     return brow;
 }
 
-/* Entries e[0..n) of bucket bkey to new rows of their own, marked spilled (their "no
- * key" rows, if any, deleted before). */
-static bool insert_spilled(struct mover *m, const char *bkey, const struct bucket_entry *e, unsigned n, char *sqlstate)
+/* Entries e[0..n) of bucket bkey (at the versions they carry) to new rows of their own
+ * (their "no key" rows, if any, deleted before): binary arrays, as the compare-and-swap
+ * sends them; an empty member as the empty bitmap. spilled: the rows are marked as
+ * spilled members of the family (bucket -f), else as keys of a family that is off. */
+static bool insert_members(struct mover *m, const char *bkey, const struct bucket_entry *e, unsigned n, bool spilled,
+                           char *sqlstate)
 {
     struct pgarr keys = {0}, vers = {0}, bits = {0}, cards = {0}, crcs = {0}, nbs = {0}, exps = {0};
     bool ok = false;
@@ -312,11 +315,13 @@ static bool insert_spilled(struct mover *m, const char *bkey, const struct bucke
     for (unsigned i = 0; i < n; i++) {
         char mk[BUCKET_KEY_MAX];
         size_t mkl = bucket_member_key((const uint8_t *)bkey, strlen(bkey), e[i].slot, mk, sizeof(mk));
+        const uint8_t *b = e[i].len ? e[i].val : m->empty;
+        size_t len = e[i].len ? e[i].len : m->empty_len;
         pa_elem(&keys, mk, mkl);
         pa_int8(&vers, e[i].version);
-        pa_elem(&bits, e[i].val, e[i].len);
+        pa_elem(&bits, b, len);
         pa_int8(&cards, (int64_t)e[i].cardinality);
-        pa_int8(&crcs, codec_crc32c(e[i].val, e[i].len));
+        pa_int8(&crcs, codec_crc32c(b, len));
         pa_int8_or_null(&nbs, e[i].nbytes);
         pa_int8_or_null(&exps, e[i].expire_ms > 0 ? e[i].expire_ms : -1);
     }
@@ -327,7 +332,7 @@ static bool insert_spilled(struct mover *m, const char *bkey, const struct bucke
     struct db_param p[7] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
                             pa_param(&crcs), pa_param(&nbs),  pa_param(&exps)};
     char fam[8], what[BUCKET_KEY_MAX + 16];
-    snprintf(fam, sizeof(fam), "%d", m->family);
+    snprintf(fam, sizeof(fam), "%d", spilled ? m->family : 0);
     snprintf(what, sizeof(what), "bucket '%.64s'", bkey);
     const char *wv[8];
     int wl[8], wf[8];
@@ -341,7 +346,8 @@ static bool insert_spilled(struct mover *m, const char *bkey, const struct bucke
     wf[7] = 0;
     PGresult *w = query_as(m, what,
                            "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes, expire_ms, bucket)"
-                           " SELECT *, -$8::int2 FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[],"
+                           " SELECT *, -nullif($8::int2, 0) FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
+                           "                                            $5::int8[],"
                            "                                $6::int8[], $7::int8[]) ORDER BY 1",
                            8, wv, wl, wf, sqlstate);
     ok = w != NULL;
@@ -524,7 +530,7 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
                          3, dv, sqlstate);
     if (!dr) goto out;
     PQclear(dr);
-    if (nold > 0 && !insert_spilled(m, bkey, old, nold, sqlstate)) goto out;
+    if (nold > 0 && !insert_members(m, bkey, old, nold, true, sqlstate)) goto out;
     if (!run(m, "COMMIT")) goto out;
     m->keys += moved;
     m->dropped += dropped;
@@ -547,8 +553,8 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
     int brow = -1, own[BUCKET_SLOTS];
     long moved = 0;
     bool ok = false;
-    struct pgarr keys = {0}, vers = {0}, bits = {0}, cards = {0}, crcs = {0}, nbs = {0}, exps = {0}, gone = {0},
-                 spilled = {0};
+    struct pgarr gone = {0}, spilled = {0};
+    struct bucket_entry take[BUCKET_SLOTS]; /* the entries that go, at their new versions */
 
     if (!r) return false;
     for (unsigned s = 0; s < BUCKET_SLOTS; s++) own[s] = -1;
@@ -561,7 +567,7 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
     }
     /* which entries go, which own rows they replace (the arrays are sized first) */
     int64_t now = now_ms();
-    unsigned take[BUCKET_SLOTS], ntake = 0, nown = 0, stubs[BUCKET_SLOTS], nstubs = 0;
+    unsigned ntake = 0, nown = 0, stubs[BUCKET_SLOTS], nstubs = 0, takek[BUCKET_SLOTS];
     char mk[BUCKET_SLOTS][BUCKET_KEY_MAX];
     size_t mkl[BUCKET_SLOTS];
     for (unsigned k = 0; k < d.n; k++) {
@@ -581,38 +587,21 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
                      "key '%.64s' holds a value in its own row and in bucket '%.64s' (nothing of it moved)", mk[k], bkey);
             goto out;
         }
-        take[ntake++] = k; /* a deleted one too: "no key" at its version */
+        takek[ntake] = k;
+        take[ntake] = *e; /* a deleted one too: "no key" at its version */
+        if (o >= 0 && db_value_int8(r, o, 1) + 1 > e->version) /* versions only go up */
+            take[ntake].version = db_value_int8(r, o, 1) + 1;
+        ntake++;
         nown += o >= 0;
     }
-    pa_begin(&keys, OID_BYTEA, ntake, false);
-    pa_begin(&vers, OID_INT8, ntake, false);
-    pa_begin(&bits, OID_BYTEA, ntake, false);
-    pa_begin(&cards, OID_INT8, ntake, false);
-    pa_begin(&crcs, OID_INT8, ntake, false);
-    pa_begin(&nbs, OID_INT8, ntake, true);
-    pa_begin(&exps, OID_INT8, ntake, true);
     pa_begin(&gone, OID_BYTEA, nown + 1, false);
     pa_begin(&spilled, OID_BYTEA, nstubs, false);
     for (unsigned t = 0; t < nstubs; t++) pa_elem(&spilled, mk[stubs[t]], mkl[stubs[t]]);
     pa_elem(&gone, bkey, strlen(bkey));
-    for (unsigned t = 0; t < ntake; t++) {
-        const struct bucket_entry *e = &d.e[take[t]];
-        int o = own[e->slot];
-        if (o >= 0) pa_elem(&gone, mk[take[t]], mkl[take[t]]); /* "no key" or expired: the entry replaces it */
-        const uint8_t *b = e->len ? e->val : m->empty;
-        size_t len = e->len ? e->len : m->empty_len;
-        int64_t ver = e->version;
-        if (o >= 0 && db_value_int8(r, o, 1) + 1 > ver) ver = db_value_int8(r, o, 1) + 1; /* versions only go up */
-        pa_elem(&keys, mk[take[t]], mkl[take[t]]);
-        pa_int8(&vers, ver);
-        pa_elem(&bits, b, len);
-        pa_int8(&cards, (int64_t)e->cardinality);
-        pa_int8(&crcs, codec_crc32c(b, len));
-        pa_int8_or_null(&nbs, e->nbytes);
-        pa_int8_or_null(&exps, e->expire_ms > 0 ? e->expire_ms : -1);
-        moved++;
-    }
-    if (keys.oom || vers.oom || bits.oom || cards.oom || crcs.oom || nbs.oom || exps.oom || gone.oom || spilled.oom) {
+    for (unsigned t = 0; t < ntake; t++) /* "no key" or expired own rows: the entries replace them */
+        if (own[take[t].slot] >= 0) pa_elem(&gone, mk[takek[t]], mkl[takek[t]]);
+    moved = ntake;
+    if (gone.oom || spilled.oom) {
         snprintf(m->err, sizeof(m->err), "out of memory");
         goto out;
     }
@@ -634,36 +623,12 @@ static bool move_out(struct mover *m, const char *bkey, const char *names, char 
         if (!sr) goto out;
         PQclear(sr);
     }
-    if (moved > 0) {
-        struct db_param p[7] = {pa_param(&keys), pa_param(&vers), pa_param(&bits), pa_param(&cards),
-                                pa_param(&crcs), pa_param(&nbs),  pa_param(&exps)};
-        const char *wv[7];
-        int wl[7], wf[7];
-        for (int i = 0; i < 7; i++) {
-            wv[i] = p[i].value;
-            wl[i] = p[i].length;
-            wf[i] = 1;
-        }
-        PGresult *w = query_as(m, what,
-                               "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes, expire_ms)"
-                               " SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[],"
-                               "                      $6::int8[], $7::int8[]) ORDER BY 1",
-                               7, wv, wl, wf, sqlstate);
-        if (!w) goto out;
-        PQclear(w);
-    }
+    if (moved > 0 && !insert_members(m, bkey, take, ntake, false, sqlstate)) goto out;
     if (!run(m, "COMMIT")) goto out;
     m->keys += moved;
     m->buckets++;
     ok = true;
 out:
-    free(keys.buf);
-    free(vers.buf);
-    free(bits.buf);
-    free(cards.buf);
-    free(crcs.buf);
-    free(nbs.buf);
-    free(exps.buf);
     free(gone.buf);
     free(spilled.buf);
     PQclear(r);
