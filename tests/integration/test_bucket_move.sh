@@ -23,11 +23,6 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/integration/lib.sh
 
 T=$BITMAPD_TEST_TMP
-if [[ -z ${BITMAPD_PGDIR:-} || -z ${BITMAPD_OWNER_DSN:-} ]]; then
-  echo "# skipped: needs the superuser of a pg.sh cluster (BITMAPD_PGDIR) and BITMAPD_OWNER_DSN"
-  finish
-fi
-
 # shellcheck disable=SC2317  # invoked by trap
 cleanup() {
   local p
