@@ -291,13 +291,13 @@ jget() { # FILTER
 
 # wait_for NAME COMMAND — runs COMMAND until it succeeds (at most 600 times, 0.05 s
 # apart). It orders the steps of a scenario; the checks that follow assert states.
-wait_for() {
+wait_for() { # DESCRIPTION CONDITION [SECONDS, 30]
   local i
-  for ((i = 0; i < 600; i++)); do
+  for ((i = 0; i < ${3:-30} * 20; i++)); do
     eval "$2" && return 0
     sleep 0.05
   done
-  check "wait_for: $1" "happened" "did not happen in 30 s" # a failure, not just a note
+  check "wait_for: $1" "happened" "did not happen in ${3:-30} s" # a failure, not just a note
   return 1
 }
 
@@ -356,11 +356,11 @@ drop_own_database() {
 # wlog_fold — psql is about to read rows that the service wrote: with a write-behind
 # log in use ([wlog] enabled), ask its holder to fold it and wait until it has (the
 # views lag the log otherwise; docs/design.md, "Write-behind log"). Instant without one.
-wlog_fold() {
+wlog_fold() { # [SECONDS, 30]
   local q="SELECT count(*) FROM bitmapd.wlog"
   [[ $(psql "$BITMAPD_DSN" -XAtq -c "$q" 2>/dev/null) == 0 ]] && return 0
   psql "$BITMAPD_DSN" -XAtq -c "SELECT bitmapd.wlog_fold()" >/dev/null
-  wait_for "the write-behind log is folded" "[[ \$(psql \"\$BITMAPD_DSN\" -XAtq -c '$q') == 0 ]]"
+  wait_for "the write-behind log is folded" "[[ \$(psql \"\$BITMAPD_DSN\" -XAtq -c '$q') == 0 ]]" "${1:-30}"
 }
 
 # lock_open SQL — a psql session that runs SQL in a transaction it keeps open (with
