@@ -135,6 +135,7 @@ gen_both() { for i in $(seq 0 199); do echo "SETBIT ${P}both $((i * 2 + $1)) 1";
 both_write both gen_both
 check "200 + 200 SETBITs of one key from two instances: BITCOUNT 400 on A" 400 \
   "$(redis-cli -p "$A_R" bitcount "${P}both")"
+wlog_fold # (with [wlog] enabled, SQL sees the rows once the log is folded)
 check "... and the row in SQL" 400 \
   "$("${PSQL[@]}" -c "SELECT cardinality FROM bitmapd.bitmaps WHERE key = '${P}both'::bytea")"
 check "no SETBIT answered an error" "" "$(cat "$BITMAPD_TEST_TMP"/both.* | grep -v '^0$' | head -n 3)"
@@ -148,6 +149,7 @@ both_write many gen_many --pipe
 echo "# conflicts met (writes retried): A $(($(metric bitmapd_write_conflicts_total "$A_URL") - ca)), B $(($(metric bitmapd_write_conflicts_total "$B_URL") - cb))"
 check "2 x 2,000 pipelined SETBITs of 100 keys from two instances answered without an error" 2 \
   "$(grep -l 'errors: 0, replies: 2000' "$BITMAPD_TEST_TMP"/many.? | wc -l)"
+wlog_fold
 check "... every key holds both instances' 40 bits (rows in SQL)" "100|40|40" \
   "$("${PSQL[@]}" -c "SELECT count(*) || '|' || min(cardinality) || '|' || max(cardinality)
                         FROM bitmapd.bitmaps WHERE key LIKE '${P}many:%'::bytea")"
@@ -203,6 +205,7 @@ units=$(($(merged_units) - units))
 fresh=$(($(fresh_units) - fresh))
 calls=$(($(info "$A_R" cas_calls) - calls))
 stmts=$(($(info "$A_R" cas_statements) - stmts))
+wlog_fold
 keys=$("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps WHERE key LIKE '${P}gc:%'::bytea")
 echo "# 3,000 SETBITs of random keys from 50 clients: $keys keys, $units SETBITs in $calls writes in $stmts statements, $fresh decided on rows just loaded that changed nothing"
 # a SETBIT that changes nothing, decided on a cached row, still goes into a statement as
@@ -260,6 +263,7 @@ check "... guessed the 21 absent, wrongly for one, which is not a conflict" "yes
   "$([[ $(a_metric bitmapd_write_guessed_absent_keys_total) -ge $((g0 + 21)) ]] && echo yes || echo no)|$(a_metric bitmapd_write_guesses_wrong_total)|$(a_metric bitmapd_write_conflicts_total)"
 BASE_URL=$A_URL http GET "/v1/users/$F/messages?limit=20&consistent=true"
 check "... and the user's box holds both messages" "[9,3]" "$(jget '[.messages[].id]')"
+wlog_fold # the fan-outs' images may still be in the write-behind log ([wlog] enabled)
 check "the 60 new users hold one message each (7, then 9)" "60|60" \
   "$("${PSQL[@]}" -c "SELECT count(*) || '|' || sum(cardinality) FROM bitmapd.bitmaps
                        WHERE key IN (SELECT convert_to('message:push:' || u, 'UTF8') FROM generate_series($F, $((F + 60))) u)
