@@ -534,9 +534,9 @@ struct bwork {
     const struct bucket_ref **refs;
     const int **wh;        /* per write: where (W_*) */
     struct store_key *lkeys; /* the rows loaded: the buckets, then own rows of moving members (or,
-                                to spill, of every member slot of every bucket) */
+                                to spill, of every slot of every bucket that is not a stub) */
     size_t *own;           /* per write of a moving member: its own row among them */
-    bool spill;            /* own rows of every slot loaded: sown[j * BUCKET_SLOTS + slot] */
+    bool spill;            /* own rows of the slots loaded: sown[j * BUCKET_SLOTS + slot], 0 for a stub's */
     size_t *sown;
     char (*snames)[BUCKET_KEY_MAX];
     bool *stubw;           /* per write of a member: its entry is a stub (its own row is its home) */
