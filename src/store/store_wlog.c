@@ -229,7 +229,7 @@ void wlog_append_unknown(struct wlog *wl)
     if (wl->state != WL_HOLDING) return;
     log_warn("msg=\"write-behind append with an unknown outcome: folding, letting go and reading the log again\"");
     wl->state = WL_YIELDING; /* no cooldown: the next write takes the lease and recovers the log */
-    wl_fold_start(wl);
+    wl_yield_step(wl);
 }
 
 bool wlog_room(const struct wlog *wl, size_t n) { return wl->n + n <= (size_t)wl->cfg->wlog_max_keys; }
@@ -301,7 +301,9 @@ void wlog_append_end(struct wlog *wl, uint64_t serial, int64_t seq, bool lease_l
         wl->state = WL_OFF;
         wl_drop_all(wl);
     }
-    if (wl->state == WL_YIELDING) wl_fold_start(wl);
+    /* an append that put nothing in (every group a conflict, or an error) leaves a
+     * holder letting go with nothing to fold: it must let go here, or nothing would */
+    wl_yield_step(wl);
     if (wl->barriers) event_active(wl->barrier_ev, 0, 0);
 }
 
@@ -409,13 +411,22 @@ void wl_arm(struct wlog *wl, int ms)
     event_add(wl->timer, &tv);
 }
 
+void wl_yield_step(struct wlog *wl)
+{
+    if (wl->state != WL_YIELDING) return;
+    if (!wl->n && !wl->nseqs && !wl->ninflight && !wl->fold_job)
+        wl_release(wl);
+    else
+        wl_fold_start(wl); /* nothing while a fold is in flight: its end steps again */
+}
+
 static void timer_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct wlog *wl = arg;
     (void)fd;
     (void)what;
-    if (wl->state == WL_YIELDING && !wl->n && !wl->nseqs && !wl->ninflight && !wl->fold_job)
-        wl_release(wl);
+    if (wl->state == WL_YIELDING)
+        wl_yield_step(wl);
     else if (wl->state >= WL_HOLDING)
         wl_fold_start(wl);
     else

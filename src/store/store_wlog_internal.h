@@ -96,5 +96,8 @@ bool wl_seq_add(struct wlog *wl, int64_t seq);
 void wl_fold_start(struct wlog *wl);
 /* store_wlog_lease.c: lets the lease go (later, on the timer, while the listener is busy). */
 void wl_release(struct wlog *wl);
+/* store_wlog.c: a holder letting go (WL_YIELDING) folds what it knows of, or lets go
+ * once nothing is pending, known, in flight or being folded; other states: nothing. */
+void wl_yield_step(struct wlog *wl);
 
 #endif

@@ -309,10 +309,7 @@ bool wlog_on_notify(struct wlog *wl, const char *payload)
             wl->state = WL_YIELDING;
             wl->stats.yields++;
             log_info("msg=\"write-behind log: asked to fold and let go\"");
-            if (!wl->n && !wl->nseqs && !wl->ninflight)
-                wl_release(wl);
-            else
-                wl_fold_start(wl);
+            wl_yield_step(wl);
         }
         return true;
     }

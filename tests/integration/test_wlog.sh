@@ -149,6 +149,42 @@ wait_for "the log names the damaged row" "grep -q 'write-behind log row is damag
 check "with the row removed, writes go through" 0 "$(redis-cli -p "$RPORT" setbit "${P}after" 2 1)"
 stop_service
 
+echo "# a holder asked to let go while its one append is in flight, which then conflicts"
+# E holds the lease with nothing pending (folds every 200 ms). Its append of K waits
+# behind psql's update of K's row; bitmapd.wlog_fold() asks E to let go meanwhile;
+# psql commits a new version of K, so the append puts nothing in. E must still let
+# go: it once stayed "letting go" with the lease held, and every write of another
+# instance was refused after 10 s, for as long as E ran (a two-instance run under
+# make integration-wlog met it).
+start_service --set wlog.enabled=1 --set wlog.fold_ms=200 --set wlog.cooldown_s=2 || finish
+E_R=$RPORT
+K="${P}yield"
+wait_for "E takes the lease" "redis-cli -p $E_R setbit ${P}warme 1 1 >/dev/null; [[ \$(metric bitmapd_wlog_holder) == 1 ]]"
+redis-cli -p "$E_R" setbit "$K" 1 1 >/dev/null
+wait_for "E folded everything and still holds the lease" \
+  "[[ \$(logrows) == 0 && \$(metric bitmapd_wlog_pending_keys) == 0 && \$(metric bitmapd_wlog_holder) == 1 ]]"
+lock_open "$holder_sql; UPDATE bitmapd.bitmaps SET version = version + 1 WHERE key = '$K'::bytea;"
+redis-cli -p "$E_R" setbit "$K" 2 1 >"$BITMAPD_TEST_TMP/yield.setbit" 2>&1 &
+setbit_pid=$!
+wait_for "E's append of K waits behind psql's row" waiting_on_lock
+yields=$(metric bitmapd_wlog_yields_total)
+"${PSQL[@]}" -c "SELECT bitmapd.wlog_fold()" >/dev/null
+wait_for "E is asked to fold and let go" "[[ \$(metric bitmapd_wlog_yields_total) -gt $yields ]]"
+printf 'COMMIT;\n' >&8
+exec 8>&-
+wait "$LOCK_PID" 2>/dev/null
+rm -f "$BITMAPD_TEST_TMP/lock.pid" "$BITMAPD_TEST_TMP/lock.fifo"
+wait "$setbit_pid"
+check "the SETBIT whose append conflicted answers 0 (applied again)" 0 "$(cat "$BITMAPD_TEST_TMP/yield.setbit")"
+wait_for "E lets go of the lease" "[[ \$(metric bitmapd_wlog_holder) == 0 ]]" 10
+check "the lease row names nobody" "" "$("${PSQL[@]}" -c "SELECT holder FROM bitmapd.wlog_lease")"
+out=$("${PSQL[@]}" -c "UPDATE bitmapd.bitmaps SET updated_at = now() WHERE key = '$K'::bytea RETURNING version" 2>&1)
+check "an administrator's write goes through (the version psql gave, then E's SETBIT)" 3 "$out"
+check "K holds bits 1 and 2, through the service and in SQL" "1 1 {1,2}" \
+  "$(redis-cli -p "$E_R" getbit "$K" 1) $(redis-cli -p "$E_R" getbit "$K" 2) $("${PSQL[@]}" -c \
+    "SELECT array_agg(m ORDER BY m) FROM bitmapd.bitmaps b, bitmapd.members(b.bits) m WHERE b.key = '$K'::bytea")"
+stop_service
+
 echo "# a write in place whose answer was lost, then a SETBIT of the same new key"
 # D's SETRANGE of a new key (5,000 bytes: too long for the log, so written in place)
 # waits behind psql's uncommitted row of that key; its connection is cut from D's
