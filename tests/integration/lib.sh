@@ -353,14 +353,16 @@ drop_own_database() {
   [[ -n ${DB:-} ]] && super_psql "$BITMAPD_PGDIR" postgres >/dev/null 2>&1 <<<"DROP DATABASE IF EXISTS \"$DB\" WITH (FORCE)"
 }
 
-# wlog_fold — psql is about to read rows that the service wrote: with a write-behind
-# log in use ([wlog] enabled), ask its holder to fold it and wait until it has (the
-# views lag the log otherwise; docs/design.md, "Write-behind log"). Instant without one.
+# wlog_fold — psql is about to read rows that the service wrote, or to write rows: with
+# a write-behind log in use ([wlog] enabled), ask its holder to fold it and let go, and
+# wait until it has (the views lag the log otherwise, and the guard refuses psql's
+# writes while an instance holds it; docs/design.md, "Write-behind log"). The holder
+# takes the lease again at its next write after [wlog] cooldown_s. Instant without one.
 wlog_fold() { # [SECONDS, 30]
-  local q="SELECT count(*) FROM bitmapd.wlog"
-  [[ $(psql "$BITMAPD_DSN" -XAtq -c "$q" 2>/dev/null) == 0 ]] && return 0
+  local q="SELECT count(*) || '|' || (SELECT holder FROM bitmapd.wlog_lease) FROM bitmapd.wlog"
+  [[ $(psql "$BITMAPD_DSN" -XAtq -c "$q" 2>/dev/null) == "0|" ]] && return 0
   psql "$BITMAPD_DSN" -XAtq -c "SELECT bitmapd.wlog_fold()" >/dev/null
-  wait_for "the write-behind log is folded" "[[ \$(psql \"\$BITMAPD_DSN\" -XAtq -c '$q') == 0 ]]" "${1:-30}"
+  wait_for "the write-behind log is folded and let go" "[[ \$(psql \"\$BITMAPD_DSN\" -XAtq -c \"$q\") == '0|' ]]" "${1:-30}"
 }
 
 # lock_open SQL — a psql session that runs SQL in a transaction it keeps open (with
