@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "store/codec.h"
+#include "store/codec_internal.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -1602,6 +1603,60 @@ static void test_encode_changed_equals_encode(void **state)
     }
 }
 
+/* validate_roaring_keys checks the contents of the containers it is told about and the
+ * places and lengths of all: an unsorted array elsewhere passes (it is the encode of a
+ * container checked before), one in a named container, a wrong offset or a cut value
+ * does not. */
+static void test_validate_keys(void **state)
+{
+    (void)state;
+    roaring_bitmap_t *bm = roaring_bitmap_create(), *only = roaring_bitmap_create();
+    assert_non_null(bm);
+    assert_non_null(only);
+    for (uint32_t c = 0; c < 6; c++)
+        for (uint32_t i = 0; i < 50; i++) roaring_bitmap_add(bm, (c << 16) + 7 * i); /* six arrays */
+    roaring_bitmap_add(only, (2u << 16) + 1); /* container 2 changed */
+    uint8_t *enc = NULL;
+    size_t len;
+    assert_true(codec_encode(bm, &enc, &len));
+    uint64_t card = 0;
+    struct reader r = {.buf = enc, .len = len};
+    assert_true(validate_roaring_keys(&r, &card, only));
+    assert_int_equal(card, 300);
+    struct header h;
+    struct reader hr = {.buf = enc, .len = len};
+    assert_true(read_header(&hr, &h));
+    assert_non_null(h.offsets);
+    size_t p4 = le32(h.offsets + 4 * 4), p2 = le32(h.offsets + 4 * 2);
+    uint8_t *bad = malloc(len);
+    assert_non_null(bad);
+    /* container 4 (not named): its first two members swapped */
+    memcpy(bad, enc, len);
+    memcpy(bad + p4, enc + p4 + 2, 2);
+    memcpy(bad + p4 + 2, enc + p4, 2);
+    r = (struct reader){.buf = bad, .len = len};
+    assert_true(validate_roaring_keys(&r, &card, only));
+    r = (struct reader){.buf = bad, .len = len};
+    assert_false(validate_roaring(&r, &card));
+    /* the same in container 2 (named) */
+    memcpy(bad, enc, len);
+    memcpy(bad + p2, enc + p2 + 2, 2);
+    memcpy(bad + p2 + 2, enc + p2, 2);
+    r = (struct reader){.buf = bad, .len = len};
+    assert_false(validate_roaring_keys(&r, &card, only));
+    /* container 5's offset off by two, and the value cut short */
+    memcpy(bad, enc, len);
+    bad[(size_t)(h.offsets - enc) + 4 * 5] ^= 2;
+    r = (struct reader){.buf = bad, .len = len};
+    assert_false(validate_roaring_keys(&r, &card, only));
+    r = (struct reader){.buf = enc, .len = len - 2};
+    assert_false(validate_roaring_keys(&r, &card, only));
+    free(bad);
+    free(enc);
+    roaring_bitmap_free(only);
+    roaring_bitmap_free(bm);
+}
+
 /* A change outside the keys it is told about is caught by the cardinality check (the
  * caller then encodes whole); a sparse portable old encoding (arrays), or none that
  * matches, is not patched (test_encode_patch_portable has the portable bitsets). */
@@ -1691,6 +1746,7 @@ int main(void)
         cmocka_unit_test(test_encode_patch_refuses),
         cmocka_unit_test(test_encode_patch_portable),
         cmocka_unit_test(test_encode_changed_equals_encode),
+        cmocka_unit_test(test_validate_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -199,7 +199,8 @@ roaring_bitmap_t *codec_decode(const uint8_t *buf, size_t len, char *err, size_t
 /* Writes bm in the chosen encoding, `size` bytes, and validates the result. The
  * cardinality comparison catches containers whose contents disagree with their
  * cardinality, the kind of damage the 0.2.66 range bugs leave behind. */
-static bool encode_as(roaring_bitmap_t *bm, bool dense, size_t size, uint8_t **out, size_t *outlen)
+static bool encode_as(roaring_bitmap_t *bm, bool dense, size_t size, const roaring_bitmap_t *changed, uint8_t **out,
+                      size_t *outlen)
 {
     *out = NULL;
     *outlen = 0;
@@ -210,9 +211,11 @@ static bool encode_as(roaring_bitmap_t *bm, bool dense, size_t size, uint8_t **o
         return false;
     bool written = dense ? write_dense(bm, buf, size)
                          : roaring_bitmap_portable_serialize(bm, (char *)buf) == size;
-    struct parsed p;
-    if (!written || !validate(buf, size, &p, NULL, 0) || p.is_dense != dense ||
-        p.card != roaring_bitmap_get_cardinality(bm)) {
+    struct parsed p = {.is_dense = dense};
+    struct reader r = {.buf = buf, .len = size};
+    bool valid = written && (dense || !changed ? validate(buf, size, &p, NULL, 0)
+                                               : size > 0 && validate_roaring_keys(&r, &p.card, changed));
+    if (!valid || p.is_dense != dense || p.card != roaring_bitmap_get_cardinality(bm)) {
         free(buf);
         return false;
     }
@@ -242,11 +245,16 @@ bool codec_write_dense(const roaring_bitmap_t *bm, uint8_t *buf, size_t size)
 }
 
 /* The smaller encoding of a run-optimized bm (dense only when strictly smaller). */
-bool encode_optimized(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)
+bool encode_optimized_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed, uint8_t **out, size_t *outlen)
 {
     size_t roaring = roaring_bitmap_portable_size_in_bytes(bm), dense = dense_size(bm);
-    return dense < roaring ? encode_as(bm, true, dense, out, outlen)
-                           : encode_as(bm, false, roaring, out, outlen);
+    return dense < roaring ? encode_as(bm, true, dense, NULL, out, outlen)
+                           : encode_as(bm, false, roaring, changed, out, outlen);
+}
+
+bool encode_optimized(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)
+{
+    return encode_optimized_changed(bm, NULL, out, outlen);
 }
 
 bool codec_encode(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)
@@ -258,7 +266,7 @@ bool codec_encode(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)
 bool codec_encode_roaring(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen)
 {
     roaring_bitmap_run_optimize(bm);
-    return encode_as(bm, false, roaring_bitmap_portable_size_in_bytes(bm), out, outlen);
+    return encode_as(bm, false, roaring_bitmap_portable_size_in_bytes(bm), NULL, out, outlen);
 }
 
 /* Reflected CRC-32C table for polynomial 0x82F63B78: entry i is the CRC of the

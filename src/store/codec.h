@@ -60,7 +60,8 @@ bool codec_encode(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen) WUR;
  * (or this) wrote for an earlier state of bm, with oldcard members — when bm has
  * changed since only in its containers with keys lo .. hi (16-bit keys: members
  * lo * 65536 .. hi * 65536 + 65535), and every other container is still run-optimized
- * as that encode left it. Run-optimizes those containers; when the encoding is dense
+ * as that encode left it. Run-optimizes those containers (not when old is portable and
+ * one of them is not a bitset there: it answers false first); when the encoding is dense
  * and keeps its base and length, copies old and rewrites only their bytes, checking
  * that they hold exactly those containers' members and that the members outside them
  * plus these are bm's cardinality. When it is portable with the same containers, and
@@ -85,8 +86,10 @@ roaring_bitmap_t *codec_patch_changes(const uint8_t *old, size_t oldlen, const u
 
 /* codec_encode for a bm that has changed, since codec_encode (or the patch) last left
  * it run-optimized, only in the members of changed: only the containers holding them
- * are run-optimized again (the encoding is the same; for a big sparse value the run
- * count of every array was most of a write's work). */
+ * are run-optimized again, and only they are checked in the result besides the header
+ * and every container's place and length (the encoding is the same; for a big sparse
+ * value the run count and the check of every array were most of a write's work). The
+ * other containers must be as a checked encoding or decode left them. */
 bool codec_encode_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed, uint8_t **out,
                           size_t *outlen) WUR;
 

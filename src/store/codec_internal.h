@@ -109,6 +109,10 @@ bool read_header(struct reader *r, struct header *h) WUR;
  * left over. *card is the total cardinality from the header, which codec_decode and
  * codec_encode compare with what CRoaring reports. */
 bool validate_roaring(struct reader *r, uint64_t *card) WUR;
+/* The same with only the contents of the containers whose keys only holds checked (all
+ * of them when only is NULL); the others' places and lengths are: for an encoding of a
+ * bitmap whose other containers are those of an encoding checked before. */
+bool validate_roaring_keys(struct reader *r, uint64_t *card, const roaring_bitmap_t *only) WUR;
 
 /* Payload bytes of container k of a portable value at pos (run: from its run count);
  * false when they do not fit in len. */
@@ -155,5 +159,9 @@ roaring_bitmap_t *decode_dense(const struct dense *d) WUR;
 /* The smaller encoding of a run-optimized bm (dense only when strictly smaller),
  * validated: codec_encode without the run optimization. */
 bool encode_optimized(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen) WUR;
+/* The same, a portable result checked in the containers of changed alone
+ * (validate_roaring_keys): bm changed only there since it was last checked. */
+bool encode_optimized_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed, uint8_t **out,
+                              size_t *outlen) WUR;
 
 #endif

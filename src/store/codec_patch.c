@@ -27,7 +27,7 @@ bool codec_encode_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed,
         if (ra->typecodes[i] == SHARED_CONTAINER_TYPE_CODE) return codec_encode(bm, out, outlen);
         run_optimize_at(ra, i);
     }
-    return encode_optimized(bm, out, outlen);
+    return encode_optimized_changed(bm, changed, out, outlen);
 }
 
 /* Run-optimizes the containers of bm with keys lo .. hi, as roaring_bitmap_run_optimize
@@ -96,10 +96,28 @@ static bool patch_portable(const roaring_bitmap_t *bm, const uint8_t *old, size_
     return oldcard >= was && oldcard - was + now == roaring_bitmap_get_cardinality(bm);
 }
 
+/* Whether every container of a portable old value with a key in lo .. hi is a bitset
+ * (what patch_portable needs of old), read off its header alone: a sparse value (a
+ * DAU key's array containers) written all over fails here, before the run-optimizing of
+ * every container of the range, which cost more than the encode it was meant to spare. */
+static bool portable_bitsets(const uint8_t *old, size_t oldlen, uint32_t lo, uint32_t hi)
+{
+    char err[8];
+    struct reader r = {old, oldlen, 0, err, sizeof(err)};
+    struct header h;
+    if (!read_header(&r, &h)) return false;
+    for (uint32_t k = 0; k < h.count; k++)
+        if (key_of(&h, k) >= lo && key_of(&h, k) <= hi && (is_run(&h, k) || card_of(&h, k) <= FMT_MAX_ARRAY_CARD))
+            return false;
+    return true;
+}
+
 bool codec_encode_patch_into(roaring_bitmap_t *bm, const uint8_t *old, size_t oldlen, uint64_t oldcard, uint32_t lo,
                              uint32_t hi, uint8_t *buf)
 {
-    if (lo > hi || hi > UINT16_MAX || !run_optimize_keys(bm, lo, hi) || roaring_bitmap_is_empty(bm)) return false;
+    if (lo > hi || hi > UINT16_MAX) return false;
+    if (oldlen >= 1 && old[0] != DENSE_TAG && !portable_bitsets(old, oldlen, lo, hi)) return false;
+    if (!run_optimize_keys(bm, lo, hi) || roaring_bitmap_is_empty(bm)) return false;
     if (oldlen >= 1 && old[0] != DENSE_TAG) return patch_portable(bm, old, oldlen, oldcard, lo, hi, buf);
     size_t dense = dense_size(bm);
     uint32_t base8 = roaring_bitmap_minimum(bm) / 8;
