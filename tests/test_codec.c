@@ -1588,12 +1588,23 @@ static void test_encode_changed_equals_encode(void **state)
                     roaring_bitmap_add(bm, v);
                     roaring_bitmap_add(changed, v);
                 }
-        roaring_bitmap_t *copy = roaring_bitmap_copy(bm);
+        roaring_bitmap_t *copy = roaring_bitmap_copy(bm), *copy2 = roaring_bitmap_copy(bm);
         assert_non_null(copy);
+        assert_non_null(copy2);
         assert_true(codec_encode_changed(bm, changed, &got, &glen));
         assert_true(codec_encode(copy, &want, &wlen));
         assert_int_equal(glen, wlen);
         assert_memory_equal(got, want, wlen);
+        /* the same in two steps, into a buffer of the caller's; and a whole encode so */
+        size_t size = codec_encode_prepare(copy2, round % 2 ? changed : NULL);
+        assert_int_equal(size, wlen);
+        uint8_t *into = malloc(size);
+        assert_non_null(into);
+        assert_true(codec_encode_into(copy2, round % 2 ? changed : NULL, into, size));
+        assert_memory_equal(into, want, wlen);
+        assert_false(codec_encode_into(copy2, NULL, into, size - 1)); /* not its length */
+        free(into);
+        roaring_bitmap_free(copy2);
         free(first);
         free(got);
         free(want);

@@ -199,6 +199,22 @@ roaring_bitmap_t *codec_decode(const uint8_t *buf, size_t len, char *err, size_t
 /* Writes bm in the chosen encoding, `size` bytes, and validates the result. The
  * cardinality comparison catches containers whose contents disagree with their
  * cardinality, the kind of damage the 0.2.66 range bugs leave behind. */
+static bool encode_into(const roaring_bitmap_t *bm, bool dense, size_t size, const roaring_bitmap_t *changed,
+                        uint8_t *buf)
+{
+    if (size > CODEC_MAX_BYTES)
+        return false;
+    if (dense)
+        memset(buf, 0, size);
+    bool written = dense ? write_dense(bm, buf, size)
+                         : roaring_bitmap_portable_serialize(bm, (char *)buf) == size;
+    struct parsed p = {.is_dense = dense};
+    struct reader r = {.buf = buf, .len = size};
+    bool valid = written && (dense || !changed ? validate(buf, size, &p, NULL, 0)
+                                               : size > 0 && validate_roaring_keys(&r, &p.card, changed));
+    return valid && p.is_dense == dense && p.card == roaring_bitmap_get_cardinality(bm);
+}
+
 static bool encode_as(roaring_bitmap_t *bm, bool dense, size_t size, const roaring_bitmap_t *changed, uint8_t **out,
                       size_t *outlen)
 {
@@ -206,22 +222,34 @@ static bool encode_as(roaring_bitmap_t *bm, bool dense, size_t size, const roari
     *outlen = 0;
     if (size > CODEC_MAX_BYTES)
         return false;
-    uint8_t *buf = dense ? calloc(size, 1) : malloc(size);
+    uint8_t *buf = malloc(size ? size : 1);
     if (!buf)
         return false;
-    bool written = dense ? write_dense(bm, buf, size)
-                         : roaring_bitmap_portable_serialize(bm, (char *)buf) == size;
-    struct parsed p = {.is_dense = dense};
-    struct reader r = {.buf = buf, .len = size};
-    bool valid = written && (dense || !changed ? validate(buf, size, &p, NULL, 0)
-                                               : size > 0 && validate_roaring_keys(&r, &p.card, changed));
-    if (!valid || p.is_dense != dense || p.card != roaring_bitmap_get_cardinality(bm)) {
+    if (!encode_into(bm, dense, size, changed, buf)) {
         free(buf);
         return false;
     }
     *out = buf;
     *outlen = size;
     return true;
+}
+
+size_t codec_encode_prepare(roaring_bitmap_t *bm, const roaring_bitmap_t *changed)
+{
+    if (!changed || !run_optimize_changed(bm, changed))
+        roaring_bitmap_run_optimize(bm);
+    size_t roaring = roaring_bitmap_portable_size_in_bytes(bm), dense = dense_size(bm);
+    size_t size = dense < roaring ? dense : roaring;
+    return size > CODEC_MAX_BYTES ? 0 : size;
+}
+
+bool codec_encode_into(const roaring_bitmap_t *bm, const roaring_bitmap_t *changed, uint8_t *buf, size_t size)
+{
+    size_t roaring = roaring_bitmap_portable_size_in_bytes(bm), dense = dense_size(bm);
+    bool as_dense = dense < roaring;
+    if (size != (as_dense ? dense : roaring))
+        return false;
+    return encode_into(bm, as_dense, size, as_dense ? NULL : changed, buf);
 }
 
 size_t codec_encoded_size(roaring_bitmap_t *bm)

@@ -55,6 +55,13 @@ roaring_bitmap_t *codec_decode(const uint8_t *buf, size_t len, char *err, size_t
  * length. Returns false on allocation failure or if the bytes produced do not
  * validate or disagree with bm's cardinality (the caller must then not store them). */
 bool codec_encode(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen) WUR;
+/* The same in two steps, into the caller's buffer (a cache blob: no copy of a big
+ * value): codec_encode_prepare run-optimizes bm as codec_encode does (only the
+ * containers of changed, when not NULL, as codec_encode_changed does) and answers the
+ * length of the encoding (0: too large); codec_encode_into writes it into buf, of that
+ * length, and validates it as they do (false: buf holds garbage, not to be stored). */
+size_t codec_encode_prepare(roaring_bitmap_t *bm, const roaring_bitmap_t *changed) WUR;
+bool codec_encode_into(const roaring_bitmap_t *bm, const roaring_bitmap_t *changed, uint8_t *buf, size_t size) WUR;
 
 /* The encoding codec_encode would produce for bm, made from old — what codec_encode
  * (or this) wrote for an earlier state of bm, with oldcard members — when bm has

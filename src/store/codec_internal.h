@@ -163,5 +163,8 @@ bool encode_optimized(roaring_bitmap_t *bm, uint8_t **out, size_t *outlen) WUR;
  * (validate_roaring_keys): bm changed only there since it was last checked. */
 bool encode_optimized_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed, uint8_t **out,
                               size_t *outlen) WUR;
+/* codec_patch.c: run-optimizes the containers of bm that hold members of changed; false
+ * (nothing done) when one of them is shared (copy-on-write, which bitmapd does not use). */
+bool run_optimize_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed) WUR;
 
 #endif

@@ -17,16 +17,24 @@ static void run_optimize_at(roaring_array_t *ra, int32_t i)
     ra_set_container_at_index(ra, i, c1, after);
 }
 
-bool codec_encode_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed, uint8_t **out, size_t *outlen)
+bool run_optimize_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed)
 {
     roaring_array_t *ra = &bm->high_low_container;
     const roaring_array_t *ca = &changed->high_low_container;
     for (int32_t j = 0; j < ca->size; j++) {
         int32_t i = ra_get_index(ra, ca->keys[j]);
-        if (i < 0) continue; /* emptied: gone */
-        if (ra->typecodes[i] == SHARED_CONTAINER_TYPE_CODE) return codec_encode(bm, out, outlen);
-        run_optimize_at(ra, i);
+        if (i >= 0 && ra->typecodes[i] == SHARED_CONTAINER_TYPE_CODE) return false;
     }
+    for (int32_t j = 0; j < ca->size; j++) {
+        int32_t i = ra_get_index(ra, ca->keys[j]);
+        if (i >= 0) run_optimize_at(ra, i); /* else emptied: gone */
+    }
+    return true;
+}
+
+bool codec_encode_changed(roaring_bitmap_t *bm, const roaring_bitmap_t *changed, uint8_t **out, size_t *outlen)
+{
+    if (!run_optimize_changed(bm, changed)) return codec_encode(bm, out, outlen);
     return encode_optimized_changed(bm, changed, out, outlen);
 }
 

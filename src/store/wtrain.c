@@ -34,9 +34,8 @@ struct wp_slot {          /* one key of a train and its shared copy */
     int64_t expire_ms;
     bool found;
     bool dirty, cached, used, corrupt;
-    uint8_t *encoded;     /* the new bytes while the statement is built */
-    struct cache_blob *patched; /* or, for a patched encoding, the blob holding them (the
-                                   store shares it instead of copying them) */
+    struct cache_blob *patched; /* the new bytes while the statement is built, patched or
+                                   encoded (the store shares the blob, not a copy) */
     bool kept;            /* k.bm is the copy kept by the commit of the loaded bits (kept.h) */
     const uint8_t *base;  /* the loaded bits (valid while the train is applied and encoded) */
     size_t base_len;
@@ -113,7 +112,6 @@ static void train_free(struct wp_train *t)
         if (s->k.bm) roaring_bitmap_free(s->k.bm);
         if (s->flipped) roaring_bitmap_free(s->flipped);
         if (s->k.key != s->k.buf) free((char *)s->k.key);
-        free(s->encoded);
         cache_blob_unref(s->patched);
         free(s);
     }
@@ -296,8 +294,6 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
 
     t->job = NULL;
     for (int i = 0; i < t->nslots; i++) {
-        free(t->slots[i]->encoded);
-        t->slots[i]->encoded = NULL;
         cache_blob_unref(t->slots[i]->patched);
         t->slots[i]->patched = NULL;
     }
@@ -526,13 +522,17 @@ static void train_load_done(enum store_status st, const char *err, const struct 
             }
         }
         /* else a kept copy whose units flipped known bits: only their containers need
-         * run-optimizing again; anything else is encoded whole */
-        if (!x->narrow && !(s->kept && s->flips_known && s->flipped
-                                ? codec_encode_changed(s->k.bm, s->flipped, &s->encoded, &len)
-                                : codec_encode(s->k.bm, &s->encoded, &len))) {
-            changes_free(changes, nw);
-            train_cas_done(STORE_ERROR, "could not encode a bitmap", NULL, t);
-            return;
+         * run-optimizing and checking again; anything else is encoded whole. Into the
+         * blob the cache will hold: a big value is not copied once more. */
+        if (!x->narrow) {
+            const roaring_bitmap_t *chg = s->kept && s->flips_known && s->flipped ? s->flipped : NULL;
+            len = codec_encode_prepare(s->k.bm, chg);
+            if (!len || !(s->patched = cache_blob_alloc(len)) ||
+                !codec_encode_into(s->k.bm, chg, s->patched->data, len)) {
+                changes_free(changes, nw);
+                train_cas_done(STORE_ERROR, "could not encode a bitmap", NULL, t);
+                return;
+            }
         }
         x->tlo = s->tlo;
         x->thi = s->thi;
@@ -545,7 +545,7 @@ static void train_load_done(enum store_status st, const char *err, const struct 
                 x->changed = changes[nw - 1] =
                     codec_patch_changes(s->base, s->base_len, s->patched->data, len, s->tlo, s->thi);
         }
-        x->bits = x->narrow ? s->patched->data : s->encoded;
+        x->bits = s->patched->data;
         x->blob = s->patched;
         x->len = len;
         x->bm = s->k.bm;
