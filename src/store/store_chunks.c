@@ -91,20 +91,41 @@ void store_chunks_seen(struct store_chunks *sc, const uint8_t *key, size_t len, 
 #define FLIPS_ROOM 1900 /* a head row's key and flips, bytes */
 /* A value of more than 256 × flip_bytes may keep flips up to 1/256 of its length, at
  * most this many bytes (the head row then goes to TOAST, and a write costs its flips in
- * WAL: issue 13 wants at most 16 KB a single-bit write). */
+ * WAL: issue 13 wants at most 16 KB a single-bit write), while they are spread over at
+ * least FLIPS_SPREAD chunks (else rewriting those few chunks costs less than flips
+ * written out of line at every commit: a big dense key written at consecutive offsets). */
 #define FLIPS_BIG_MAX 12288
+#define FLIPS_SPREAD 32
+
+/* How many of the chunks old (in lo order) hold a member of f, counting up to stop. */
+static size_t chunks_touched(const roaring_bitmap_t *f, const struct chunk_part *old, size_t nold, size_t stop)
+{
+    const roaring_array_t *ra = &f->high_low_container;
+    size_t n = 0, j = 0;
+    for (int32_t i = 0; i < ra->size && n < stop && j < nold; i++) {
+        uint32_t key = ra->keys[i];
+        while (j < nold && old[j].hi <= key) j++;
+        if (j < nold && old[j].lo <= key) {
+            n++;
+            j++; /* its other members count no more */
+        }
+    }
+    return n;
+}
 
 /* The write as flips alone: f (the value's difference from its chunk rows after this
- * write), when its encoding stays within flip_bytes. 1: planned; 0: too many flips (the
- * chunks are written); -1: no memory. */
+ * write), when its encoding stays within flip_bytes, or within big_bytes while it
+ * touches FLIPS_SPREAD chunks or more. 1: planned; 0: too many flips (the chunks are
+ * written); -1: no memory. */
 static int plan_flips(roaring_bitmap_t *f, const struct chunk_part *old, size_t nold, uint32_t xid,
-                      size_t flip_bytes, struct cas_chunks *ch)
+                      size_t flip_bytes, size_t big_bytes, struct cas_chunks *ch)
 {
     uint8_t *buf = NULL;
     size_t len = 0;
     if (!roaring_bitmap_is_empty(f)) { /* else none: the chunks are the value again */
         if (!codec_encode(f, &buf, &len)) return -1;
-        if (len > flip_bytes) {
+        if (len > flip_bytes &&
+            (len > big_bytes || chunks_touched(f, old, nold, FLIPS_SPREAD) < FLIPS_SPREAD)) {
             free(buf);
             return 0;
         }
@@ -154,11 +175,13 @@ bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, siz
      * SETBIT at 50 clients. With 8 KB of flips the rewrites are five times rarer and a
      * commit writes the flips out of line (37-48 us), for a value whose chunks hold
      * 256 times that. */
-    if (flip_bytes && w->len / 256 > flip_bytes) flip_bytes = w->len / 256 < FLIPS_BIG_MAX ? w->len / 256 : FLIPS_BIG_MAX;
+    size_t big_bytes = flip_bytes && w->len / 256 > flip_bytes
+                           ? (w->len / 256 < FLIPS_BIG_MAX ? w->len / 256 : FLIPS_BIG_MAX)
+                           : flip_bytes;
     if (!w->absent) old = chunk_dirs_get(sc->dirs, w->key, w->keylen, w->version, &xid, &nold, &oflips, &oflen);
     if (old) {
         roaring_bitmap_t *f = value_flips(w, oflips, oflen);
-        int r = !f ? -1 : w->changed && flip_bytes ? plan_flips(f, old, nold, xid, flip_bytes, ch) : 0;
+        int r = !f ? -1 : w->changed && flip_bytes ? plan_flips(f, old, nold, xid, flip_bytes, big_bytes, ch) : 0;
         /* else the chunks differ from their rows where f has members: those are written */
         if (!r && !roaring_bitmap_is_empty(f)) {
             uint32_t flo = roaring_bitmap_minimum(f) >> 16, fhi = roaring_bitmap_maximum(f) >> 16;
