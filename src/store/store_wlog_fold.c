@@ -102,7 +102,7 @@ static void fold_done(const struct db_result *r, void *arg)
         wl_arm(wl, r->status != DB_OK ? 200
                 : wl->state == WL_YIELDING || wl->n >= (size_t)wl->cfg->wlog_max_keys / 2 ? 0
                                                                                         : wl->cfg->wlog_fold_ms);
-    if (wl->state == WL_YIELDING && !wl->n && !wl->nseqs && !wl->ninflight) wl_release(wl);
+    if (!wl->n && !wl->nseqs) wl_yield_step(wl); /* letting go: lets go unless an append is in flight */
     event_active(wl->barrier_ev, 0, 0);
     store_wlog_resume(wl->st);
 }
