@@ -115,10 +115,10 @@ integration-sanitize: all
 # caches of two instances, the fault suite) once more against the ASan/UBSan bitmapd
 # with the write-behind log on in every instance ([wlog] enabled; test_wlog.sh, in
 # both passes above, covers what is particular to it).
-# inbox_http is left out: its two-instance pushes pass under the log since the lease fix
-# of 2026-11-28, but in a CI run its 100,000-user fan-out, under the sanitizers with the
-# log on, met PostgreSQL's statement timeout (a 500): to be looked into, then back here.
-WLOG_TESTS ?= bucket_move|bucket_spill|resp_equiv|resp_commands|resp_scan|resp_seeds|resp_import|resp_expiry|expiry_store|cache|faults
+# (inbox_http's 100,000-user fan-out met statement timeouts here until the service's
+# sessions stopped planning key probes as sequential scans: docs/design.md, "Plans made
+# on an empty table")
+WLOG_TESTS ?= bucket_move|bucket_spill|resp_equiv|resp_commands|resp_scan|resp_seeds|resp_import|resp_expiry|expiry_store|cache|faults|inbox_http
 
 integration-wlog: all
 	$(MAKE) integration-sanitize IT_TESTS='$(WLOG_TESTS)' BITMAPD_TEST_ARGS='--set wlog.enabled=1'

@@ -778,6 +778,16 @@ struct db *db_new(struct event_base *base, const struct config *cfg, const char 
               * at every run (10-45 ms of CPU each second, on an idle service); none of
               * these statements runs long enough to win that back */
              "-c statement_timeout=%d -c plan_cache_mode=force_generic_plan -c jit=off -c bitmapd.instance=%s"
+             /* A generic plan is made once per connection, at the statement's first
+              * run, from the table's size then, and kept until the table's statistics
+              * change. Made while bitmapd.bitmaps held a page or two (a new or just
+              * emptied table), a key probe became a sequential scan per key, and a
+              * fan-out into that table a minute later still ran it: 5-9 s statements
+              * for 1,000 keys of a 50,000-row table, then statement timeouts (the
+              * write-behind log's append, seen under make integration-wlog). Every
+              * statement here that names keys wants the index whatever the size; one
+              * that has no index path (DBSIZE's count) still scans the heap */
+             " -c enable_seqscan=off"
              /* the server notices a vanished client as fast as the client notices the
               * server (conn_start_connect): a session, and the lease lock the listener's
               * session may hold, does not outlive its process by more than about 15 s */

@@ -279,5 +279,45 @@ wait_for "a TRUNCATE reaches B" '[[ $(getbit $B_R ${P}k1 5) == 0 ]]'
 
 stop_service "$A"
 stop_service "$B"
+
+# ---- plans made while the table was empty ------------------------------------------------------
+# A connection plans each prepared statement once (plan_cache_mode=force_generic_plan),
+# from the table's size at its first run. Made on an empty table, a key probe was a
+# sequential scan, rescanned once per key, and stayed one after the table had grown:
+# a fan-out into it took seconds per statement, then statement timeouts (seen under
+# make integration-wlog). PostgreSQL counts every (re)scan in seq_scan; a backend
+# reports its counts at the latest when it exits.
+seq_scans() { "${PSQL[@]}" -c "SELECT seq_scan FROM pg_stat_user_tables WHERE relid = 'bitmapd.bitmaps'::regclass"; }
+"${PSQL[@]}" -c "CREATE TABLE bitmapd.cache_test_keep AS SELECT * FROM bitmapd.bitmaps; TRUNCATE bitmapd.bitmaps;
+                 ALTER TABLE bitmapd.bitmaps SET (autovacuum_enabled = off)" # no analyze to re-plan meanwhile
+"${PSQL[@]}" -c "VACUUM ANALYZE bitmapd.bitmaps"
+if start_service; then
+  C=$PORT C_R=$RPORT
+  for i in $(seq 1 300); do printf 'SETBIT %sempty:%d 1 1\r\n' "$P" "$i"; done >"$BITMAPD_TEST_TMP/warm"
+  redis-cli -p "$C_R" --pipe <"$BITMAPD_TEST_TMP/warm" >"$BITMAPD_TEST_TMP/warm.out" 2>&1
+  check "300 SETBITs into an empty table" 1 "$(grep -c 'errors: 0, replies: 300' "$BITMAPD_TEST_TMP/warm.out")"
+  redis-cli -p "$C_R" setbit "${P}empty:one" 1 1 >/dev/null
+  redis-cli -p "$C_R" get "${P}empty:one" >/dev/null
+  wlog_fold # psql's INSERT next
+  "${PSQL[@]}" -c "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum)
+                   SELECT convert_to('${P}fill:' || g, 'UTF8'), 1, '', 0, 0 FROM generate_series(1, 30000) g"
+  sleep 2 # the counts of the statements so far reach the statistics (at most 1 s apart)
+  s0=$(seq_scans)
+  for i in $(seq 1 2000); do printf 'SETBIT %sgrown:%d 1 1\r\n' "$P" "$i"; done >"$BITMAPD_TEST_TMP/grown"
+  redis-cli -p "$C_R" --pipe <"$BITMAPD_TEST_TMP/grown" >"$BITMAPD_TEST_TMP/grown.out" 2>&1
+  check "2,000 SETBITs once the table has 30,000 rows" 1 "$(grep -c 'errors: 0, replies: 2000' "$BITMAPD_TEST_TMP/grown.out")"
+  check "... of which GETBIT reads one back" 1 "$(getbit "$C_R" "${P}grown:1999" 1)"
+  stop_service "$C"
+  wait_for "instance C's sessions have ended" \
+    "[[ \$(\"\${PSQL[@]}\" -c \"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()\") == 0 ]]"
+  s1=$(seq_scans)
+  echo "# sequential scans of bitmapd.bitmaps during the 2,000 SETBITs: $((s1 - s0))"
+  check "a statement planned on the empty table probes keys by the index (< 100 sequential scans for 2,000 keys)" \
+    yes "$( ((s1 - s0 < 100)) && echo yes || echo no)"
+fi
+"${PSQL[@]}" -c "ALTER TABLE bitmapd.bitmaps RESET (autovacuum_enabled);
+                 DELETE FROM bitmapd.bitmaps WHERE key >= convert_to('${P}', 'UTF8') AND key < convert_to('${P};', 'UTF8');
+                 INSERT INTO bitmapd.bitmaps SELECT * FROM bitmapd.cache_test_keep ON CONFLICT (key) DO NOTHING;
+                 DROP TABLE bitmapd.cache_test_keep"
 check_logs_clean
 finish
