@@ -591,14 +591,6 @@ static bool same_key(const struct store_key *a, const struct store_key *b)
     return a->len == b->len && memcmp(a->key, b->key, a->len) == 0;
 }
 
-static bool share_bucket(const struct bcas *a, const struct bcas *b)
-{
-    for (size_t j = 0; j < a->nb; j++)
-        for (size_t k = 0; k < b->nb; k++)
-            if (same_key(&a->bkeys[j], &b->bkeys[k])) return true;
-    return false;
-}
-
 /* Whether c may share a batch with others: it writes members of one bucket and nothing
  * else, so that an error or a conflict of the batch is one it would meet alone. */
 static bool batchable(const struct bcas *c) { return !c->solo && !c->plain && c->nb == 1; }
@@ -609,51 +601,125 @@ enum { BASE_NONE, BASE_OWN, BASE_SLOT };
 
 static void bwork_start(struct bwork *wk);
 
+/* run_waiting's view of one bucket during a pass: the call that holds it (started, or
+ * waiting ahead of the calls after it), and the batch of this pass that may still take
+ * the calls of it that come next. */
+struct bhold {
+    const struct store_key *key; /* NULL: a free place in the table */
+    struct bwork *open;          /* a batch of this pass still taking calls, or NULL */
+    size_t nw, cap;              /* its writes, and the room in its calls */
+    uint32_t slots;              /* the slots its calls write */
+};
+
+static struct bhold *bhold_find(struct bhold *t, size_t mask, const struct store_key *k)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < k->len; i++) h = (h ^ k->key[i]) * 1099511628211ULL;
+    size_t i = (size_t)h & mask;
+    while (t[i].key && !same_key(t[i].key, k)) i = (i + 1) & mask;
+    return &t[i];
+}
+
+/* Whether the open batch of h takes o (a batchable call of its bucket): none of o's
+ * slots written by a call it took (each write is checked against the bucket as
+ * loaded), within the size. */
+static bool bhold_take(struct bhold *h, struct bcas *o)
+{
+    struct bwork *wk = h->open;
+    if ((o->slots & h->slots) || h->nw + o->n > BATCH_MAX_WRITES) return false;
+    if (wk->ncalls == h->cap) {
+        size_t cap = h->cap * 2;
+        struct bcas **calls = realloc(wk->calls, cap * sizeof(*calls));
+        if (!calls) return false;
+        wk->calls = calls;
+        h->cap = cap;
+    }
+    wk->calls[wk->ncalls++] = o;
+    o->started = true;
+    h->nw += o->n;
+    h->slots |= o->slots;
+    return true;
+}
+
 /* Starts, oldest first, each waiting call that no started or older waiting call holds
- * back by a common bucket, with the calls it can take along. */
+ * back by a common bucket, with the waiting calls behind it that write its one bucket
+ * and nothing else (a batch): up to the first waiting call of that bucket that cannot
+ * come, so that none overtakes it. One pass over the list, the buckets in a hash table
+ * (a pipelining client keeps up to MAX_STARTED calls waiting here, and each answer and
+ * each new call runs this); the batches start after the pass, which a start that ends
+ * at once (and runs this again) then cannot disturb. */
 static void run_waiting(struct store *st)
 {
-    bool again;
-    do { /* from the head again after each start: a start may change the list */
-        again = false;
-        for (struct bcas *bc = st->bucket_calls; bc && !again; bc = bc->next) {
-            if (bc->started) continue;
-            bool blocked = false;
-            for (struct bcas *o = st->bucket_calls; !blocked && o; o = o->next)
-                blocked = o != bc && o->started && share_bucket(o, bc); /* held */
-            for (struct bcas *o = st->bucket_calls; !blocked && o != bc; o = o->next)
-                blocked = !o->started && share_bucket(o, bc); /* an older one waits for it */
-            if (blocked) continue;
-            /* the batch: bc, and each later waiting call whose buckets are all bc's,
-             * unless an older waiting call it would overtake shares one with it */
-            size_t ncalls = 1, nw = bc->n;
-            uint32_t slots = bc->slots;
-            for (struct bcas *o = bc->next; o; o = o->next) ncalls += !o->started;
-            struct bwork *wk = calloc(1, sizeof(*wk));
-            if (!wk || !(wk->calls = calloc(ncalls, sizeof(*wk->calls)))) {
+    size_t nkeys = 0, nwait = 0, cap = 16, ngo = 0;
+    for (const struct bcas *bc = st->bucket_calls; bc; bc = bc->next) {
+        nkeys += bc->nb;
+        nwait += !bc->started;
+    }
+    if (nwait == 0) return;
+    while (cap < 2 * nkeys) cap *= 2;
+    struct bhold *t = calloc(cap, sizeof(*t));
+    struct bwork **go = calloc(nwait, sizeof(*go));
+    if (!t || !go) goto oom;
+    for (const struct bcas *bc = st->bucket_calls; bc; bc = bc->next)
+        for (size_t j = 0; bc->started && j < bc->nb; j++) bhold_find(t, cap - 1, &bc->bkeys[j])->key = &bc->bkeys[j];
+    for (struct bcas *bc = st->bucket_calls; bc; bc = bc->next) {
+        if (bc->started) continue;
+        if (batchable(bc)) {
+            struct bhold *h = bhold_find(t, cap - 1, &bc->bkeys[0]);
+            if (h->open && bhold_take(h, bc)) continue;
+        }
+        bool blocked = false;
+        for (size_t j = 0; j < bc->nb && !blocked; j++) blocked = bhold_find(t, cap - 1, &bc->bkeys[j])->key != NULL;
+        struct bwork *wk = NULL;
+        if (!blocked) {
+            if (!(wk = calloc(1, sizeof(*wk))) || !(wk->calls = calloc(4, sizeof(*wk->calls)))) {
                 free(wk);
-                log_error("msg=\"out of memory: a write of bucket rows waits for the next one\"");
-                return;
+                goto oom;
             }
             wk->st = st;
             wk->calls[wk->ncalls++] = bc;
-            for (struct bcas *o = bc->next; batchable(bc) && o; o = o->next) {
-                if (o->started || !share_bucket(o, bc)) continue;
-                /* the same bucket only, no slot a taken call writes (each write is checked
-                 * against the bucket as loaded), within the size; the first waiting call
-                 * of this bucket that cannot come ends the batch, so that none behind it
-                 * overtakes it (one pass over the queue) */
-                if (!batchable(o) || (o->slots & slots) || nw + o->n > BATCH_MAX_WRITES) break;
-                wk->calls[wk->ncalls++] = o;
-                nw += o->n;
-                slots |= o->slots;
-            }
-            for (size_t k = 0; k < wk->ncalls; k++) wk->calls[k]->started = true;
+            bc->started = true;
             sent_link(&st->bucket_works, &wk->sent);
-            bwork_start(wk);
-            again = true;
+            go[ngo++] = wk;
         }
-    } while (again);
+        for (size_t j = 0; j < bc->nb; j++) { /* held from here on: by bc's batch, or behind bc */
+            struct bhold *h = bhold_find(t, cap - 1, &bc->bkeys[j]);
+            *h = (struct bhold){.key = &bc->bkeys[j]};
+            if (wk && batchable(bc)) *h = (struct bhold){h->key, wk, bc->n, 4, bc->slots};
+        }
+    }
+    goto start;
+oom:
+    log_error("msg=\"out of memory: a write of bucket rows waits for the next one\"");
+start:
+    free(t);
+    for (size_t k = 0; k < ngo; k++) bwork_start(go[k]);
+    free(go);
+}
+
+static void bucket_pass_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    run_waiting(arg);
+}
+
+/* bc was just put at the end of the list. While a call before it holds or waits for
+ * one of its buckets, the end of that call's batch starts it (run_waiting). Otherwise
+ * it starts with the pass at the end of this loop turn, which takes along the calls of
+ * its bucket that arrive meanwhile: a pipeline's writes of one bucket leave together,
+ * and a burst of calls costs one pass over the list, not one each. */
+static void bcas_arrived(struct store *st, struct bcas *bc)
+{
+    for (const struct bcas *o = st->bucket_calls; o != bc; o = o->next)
+        for (size_t j = 0; j < o->nb; j++)
+            for (size_t k = 0; k < bc->nb; k++)
+                if (same_key(&o->bkeys[j], &bc->bkeys[k])) return;
+    if (!st->bucket_pass_ev) st->bucket_pass_ev = evtimer_new(db_event_base(st->db), bucket_pass_cb, st);
+    if (st->bucket_pass_ev)
+        event_active(st->bucket_pass_ev, EV_TIMEOUT, 0); /* once, however often it is asked */
+    else
+        run_waiting(st);
 }
 
 static void bcas_deliver(const struct db_result *r, void *arg)
@@ -1223,13 +1289,14 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
         }
         return handle;
     }
-    run_waiting(st);
+    bcas_arrived(st, bc);
     return handle;
 }
 
 void store_buckets_free(struct store *st)
 {
     if (st->bucket_retry_ev) event_free(st->bucket_retry_ev);
+    if (st->bucket_pass_ev) event_free(st->bucket_pass_ev);
     while (st->bucket_works) /* their loads and statements are dropped without a callback */
         bwork_free(SENT_BATCH(st->bucket_works, struct bwork));
     /* the statements of calls in flight are dropped by db_free without a callback */

@@ -72,6 +72,7 @@ struct store {
     struct bcas *bucket_calls;    /* every write of members not finished (in flight or waiting) */
     struct sent_node *bucket_checks; /* state reads in flight, for store_free */
     struct event *bucket_retry_ev; /* the state read again, until one succeeds */
+    struct event *bucket_pass_ev; /* the waiting calls looked at once at the end of a turn */
     unsigned absent_score;        /* 0..ABSENT_ONE: how many of the recent cache misses
                                      loaded found no row, decaying (store_peek_or_guess) */
     struct store_stats stats;

@@ -300,6 +300,42 @@ row=$(psql "$BITMAPD_DSN" -Atc "SELECT length, cardinality FROM bitmapd.keys WHE
 check "bitmapd.keys: logical length of the 512 MB key" "536870912|1" "$row"
 check "deleted keys are not in bitmapd.keys" 0 "$(psql "$BITMAPD_DSN" -Atc "SELECT count(*) FROM bitmapd.keys WHERE key = 'k1'")"
 
+echo "# a deep pipeline of writes of many keys that share rows"
+# 4,000 SETBITs and GETBITs in one pipeline (past the 1,024 commands of a client that run
+# at once) over 96 check-in keys (6 bucket rows when the family is in buckets: calls of
+# one bucket start together, one slot at most once a batch) and two keys of their own,
+# checked against a model of the bits: every reply in order, then every bit.
+pipe_out=$(/usr/bin/python3 - "$RPORT" <<'PY'
+import random, sys, redis
+r = redis.Redis(port=int(sys.argv[1])); rnd = random.Random(13)
+keys = ["checkin:%d" % u for u in range(7040, 7136)] + ["pipe:a", "pipe:b"]
+r.delete(*keys)
+model, ops = {}, []
+for _ in range(4000):
+    k, off = rnd.choice(keys), rnd.randrange(40)
+    if rnd.random() < 0.2:
+        ops.append(("get", k, off, model.get((k, off), 0)))
+    else:
+        v = rnd.randrange(2)
+        ops.append(("set", k, off, model.get((k, off), 0)))
+        model[(k, off)] = v
+        ops[-1] += (v,)
+p = r.pipeline(transaction=False)
+for op in ops:
+    if op[0] == "get": p.getbit(op[1], op[2])
+    else: p.setbit(op[1], op[2], op[4])
+got = p.execute()
+bad = sum(1 for op, g in zip(ops, got) if g != op[3])
+p = r.pipeline(transaction=False)
+for k in keys:
+    for off in range(40): p.getbit(k, off)
+bits = p.execute()
+want = [model.get((k, off), 0) for k in keys for off in range(40)]
+print(len(got), bad, sum(1 for a, b in zip(bits, want) if a != b))
+PY
+)
+check "4,000 pipelined SETBIT/GETBIT over 98 keys: every reply in order, then every bit" "4000 0 0" "$pipe_out"
+
 echo "# AUTH"
 stop_service
 start_service --set resp.password=s3cret || finish
