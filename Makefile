@@ -178,6 +178,7 @@ $(BUILD)/bench/naive: bench/naive.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -pthread -o $@ $< $(shell pkg-config --libs libpq 2>/dev/null) -lroaring -lpthread
 
 format:
+	@test -f .clang-format || { echo 'make format: the tree has no .clang-format; clang-format'"'"'s default style would rewrite every file' >&2; exit 1; }
 	clang-format -i $(SRCS) $(shell find src -name '*.h') tests/*.c
 
 clean:
