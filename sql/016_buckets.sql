@@ -243,6 +243,15 @@ COMMENT ON FUNCTION bitmapd._bucket_entries(bytea) IS
   'The members of a bucket row''s bits (src/store/bucket.h): slot, stub, version, cardinality, string length, deadline, value; raises 22P03 on malformed bits';
 
 
+-- A bucket row's cardinality and nbytes summarise its members (src/store/bucket.h,
+-- bucket_counts): how many are keys (expired ones too, until a write sheds them), and
+-- how many of those have a deadline; NULL nbytes: not known (a row written before
+-- bitmapd kept it). DBSIZE counts a row whose nbytes is 0 from its cardinality alone.
+COMMENT ON COLUMN bitmapd.bitmaps.cardinality IS
+  'Members of the bitmap; in a bucket row (bucket > 0): how many of its members are keys (expired ones included until a write sheds them)';
+COMMENT ON COLUMN bitmapd.bitmaps.nbytes IS
+  'Length in bytes as a Redis string (0 .. 512 MB), NULL = as long as the highest member needs; in a bucket row (bucket > 0): how many of its keys have a deadline, NULL = not known';
+
 -- Of the members of a bucket's bits that are keys at now_ms (not stubs, not deleted,
 -- not past their deadline): how many, how many have a deadline, and the sum of their
 -- deadlines minus now_ms (DBSIZE and INFO keyspace); then how many stubs (members in rows

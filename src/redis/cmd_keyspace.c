@@ -209,16 +209,20 @@ void rkv_dbsize(struct rcmd *c, rkv_keyspace_fn *cb)
     *o = (struct dbsize_op){c, cb};
     now_param(now, &p);
     /* one pass over the keys gives all three figures; with a family in buckets
-     * (migrations/0015), a bucket row counts its live members, read only for those */
+     * (migrations/0015), a bucket row counts its live members: from its columns when
+     * none has a deadline (nbytes 0, bucket.h bucket_counts), else from its bits */
     bool buckets = store_buckets_any(c->app->store);
     if (!store_query_folded(c->app->store,
                             buckets ? "SELECT n::int8, x::int8, CASE WHEN x > 0 THEN round(t::numeric / x)::int8 ELSE 0 END FROM ("
-                                      " SELECT count(*) FILTER (WHERE l IS NULL) + coalesce(sum(l[1]), 0) AS n,"
-                                      "        count(expire_ms) FILTER (WHERE l IS NULL) + coalesce(sum(l[2]), 0) AS x,"
-                                      "        coalesce(sum(expire_ms - $1::bigint) FILTER (WHERE l IS NULL), 0)"
+                                      " SELECT count(*) FILTER (WHERE own) + coalesce(sum(cardinality) FILTER (WHERE fast), 0)"
+                                      "        + coalesce(sum(l[1]), 0) AS n,"
+                                      "        count(expire_ms) FILTER (WHERE own) + coalesce(sum(l[2]), 0) AS x,"
+                                      "        coalesce(sum(expire_ms - $1::bigint) FILTER (WHERE own), 0)"
                                       "        + coalesce(sum(l[3]), 0) AS t"
-                                      "   FROM (SELECT expire_ms, CASE WHEN bucket > 0"
-                                      "                               THEN bitmapd._bucket_live(bits, $1::bigint) END AS l"
+                                      "   FROM (SELECT expire_ms, cardinality, bucket IS NULL OR bucket < 0 AS own,"
+                                      "                bucket > 0 AND nbytes = 0 AS fast,"
+                                      "                CASE WHEN bucket > 0 AND nbytes IS DISTINCT FROM 0"
+                                      "                     THEN bitmapd._bucket_live(bits, $1::bigint) END AS l"
                                       "           FROM bitmapd.bitmaps WHERE " EXISTS_SQL(1) " OR bucket > 0) r) s"
                                     : "SELECT count(*), count(expire_ms),"
                                       "       coalesce(avg(expire_ms - $1::bigint), 0)::int8"

@@ -346,6 +346,17 @@ static size_t head_size(const struct bucket_dir *d)
     return 1 + varint_len((uint64_t)d->family) + varint_len(d->n);
 }
 
+void bucket_counts(const struct bucket_dir *d, uint64_t *keys, uint64_t *deadlines)
+{
+    *keys = *deadlines = 0;
+    for (unsigned i = 0; i < d->n; i++) {
+        const struct bucket_entry *e = &d->e[i];
+        if (e->stub || (e->cardinality == 0 && e->nbytes < 0)) continue;
+        ++*keys;
+        *deadlines += e->expire_ms > 0;
+    }
+}
+
 size_t bucket_size(const struct bucket_dir *d)
 {
     size_t n = head_size(d);

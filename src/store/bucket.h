@@ -133,6 +133,13 @@ bool bucket_put(struct bucket_dir *d, const struct bucket_entry *e) WUR;
 /* Removes the entry of slot; false when there is none. */
 bool bucket_remove(struct bucket_dir *d, unsigned slot);
 
+/* What a bucket row's columns say of its members (bitmapd.bitmaps, migrations/0015):
+ * cardinality, how many of them are keys (not stubs; a member or a length; expired ones
+ * too), and nbytes, how many of those have a deadline. DBSIZE counts the keys of a row
+ * whose nbytes is 0 from its cardinality, without reading its bits (a row written
+ * before nbytes was kept has NULL there: its bits are read). */
+void bucket_counts(const struct bucket_dir *d, uint64_t *keys, uint64_t *deadlines);
+
 /* Bytes bucket_write writes for d. */
 size_t bucket_size(const struct bucket_dir *d);
 

@@ -482,27 +482,29 @@ static bool move_in(struct mover *m, const char *bkey, const char *names, char *
                      bkey, size, m->chunk_bytes);
             goto out;
         }
-        uint64_t live = 0;
-        for (unsigned k = 0; k < d.n; k++) live += !d.e[k].stub && (d.e[k].cardinality > 0 || d.e[k].nbytes >= 0);
+        uint64_t live, deadlines;
+        bucket_counts(&d, &live, &deadlines);
         if (!(buf = malloc(size)) || bucket_write(&d, buf, size) != size) {
             snprintf(m->err, sizeof(m->err), "out of memory");
             goto out;
         }
-        char card[24], crc[24], fam[8];
+        char card[24], crc[24], fam[8], ndl[24];
         snprintf(card, sizeof(card), "%llu", (unsigned long long)live);
+        snprintf(ndl, sizeof(ndl), "%llu", (unsigned long long)deadlines);
         snprintf(crc, sizeof(crc), "%lu", (unsigned long)codec_crc32c(buf, size));
         snprintf(fam, sizeof(fam), "%d", m->family);
-        const char *wv[5] = {bkey, (const char *)buf, card, crc, fam};
-        int wl[5] = {0, (int)size, 0, 0, 0}, wf[5] = {0, 1, 0, 0, 0};
+        const char *wv[6] = {bkey, (const char *)buf, card, crc, fam, ndl};
+        int wl[6] = {0, (int)size, 0, 0, 0, 0}, wf[6] = {0, 1, 0, 0, 0, 0};
         char what[BUCKET_KEY_MAX + 16];
         snprintf(what, sizeof(what), "bucket '%.64s'", bkey);
         PGresult *w = query_as(
             m, what,
             brow >= 0 ? "UPDATE bitmapd.bitmaps SET bits = $2, cardinality = $3::int8, checksum = $4::int8,"
-                        " version = version + 1, updated_at = now() WHERE key = convert_to($1, 'UTF8') AND $5 <> ''"
-                      : "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, bucket)"
-                        " VALUES (convert_to($1, 'UTF8'), 1, $2, $3::int8, $4::int8, $5::int2)",
-            5, wv, wl, wf, sqlstate);
+                        " nbytes = $6::int8, version = version + 1, updated_at = now()"
+                        " WHERE key = convert_to($1, 'UTF8') AND $5 <> ''"
+                      : "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, bucket, nbytes)"
+                        " VALUES (convert_to($1, 'UTF8'), 1, $2, $3::int8, $4::int8, $5::int2, $6::int8)",
+            6, wv, wl, wf, sqlstate);
         if (!w) goto out;
         PQclear(w);
     }

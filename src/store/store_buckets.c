@@ -1102,12 +1102,12 @@ static void bwork_based(enum store_status s, const char *err, const struct store
             goto fail;
         }
         if (!(wk->composed[j] = malloc(size)) || bucket_write(d, wk->composed[j], size) != size) goto oom;
-        uint64_t existing = 0;
-        for (unsigned k = 0; k < d->n; k++)
-            existing += !d->e[k].stub && (d->e[k].cardinality > 0 || d->e[k].nbytes >= 0);
+        uint64_t existing, deadlines;
+        bucket_counts(d, &existing, &deadlines);
         o->bits = wk->composed[j];
         o->len = size;
         o->cardinality = existing;
+        o->nbytes = (int64_t)deadlines;
         o->checksum = codec_crc32c(wk->composed[j], size);
     }
 #undef IN_BUCKET

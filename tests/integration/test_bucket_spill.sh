@@ -20,7 +20,11 @@
 #  7. an expired member's entry says "no key" at its version, without its bytes, once
 #     its bucket is written;
 #  8. a mover whose chunk_bytes is lower spills a member that instances wrote into its
-#     bucket during the move in.
+#     bucket during the move in;
+#  9. a bucket row's columns count its keys and their deadlines (bucket.h
+#     bucket_counts), from which DBSIZE counts a bucket without deadlines; with a
+#     deadline set, passed or dropped, and a member deleted, DBSIZE stays what
+#     bitmapd.values holds.
 # Needs the superuser of the suite's cluster (BITMAPD_PGDIR) to make the database.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -285,5 +289,25 @@ check "... the member it found in the bucket got a row of its own (bucket -2); t
   "$(row_of group:21:msg:320) $(sql "SELECT octet_length(bits) <= 4096 FROM bitmapd.bitmaps WHERE key = 'group:21:msg:~20'")"
 check "... both members read as before on both instances" "$before $before" \
   "$(rcli BITCOUNT group:21:msg:320) $(rcli BITCOUNT group:21:msg:321) $(rb BITCOUNT group:21:msg:320) $(rb BITCOUNT group:21:msg:321)"
+# ---- 9. DBSIZE from the bucket rows' columns ----------------------------------------------
+counts() { sql "SELECT cardinality || '|' || coalesce(nbytes::text, 'null') FROM bitmapd.bitmaps WHERE key = 'checkin:~562'"; }
+truth() { sql "SELECT count(*) FROM bitmapd.values WHERE (cardinality > 0 OR nbytes IS NOT NULL) AND bitmapd.live(expire_ms)"; }
+for u in $(seq 8992 9007); do echo "SETBIT checkin:$u 1 1"; done | rcli --pipe >"$T/c562.out" 2>&1
+check "16 check-in keys of one bucket: its row says 16 keys, none with a deadline" "16|0" "$(counts)"
+check "... DBSIZE counts them as bitmapd.values does" "$(truth)" "$(rcli DBSIZE)"
+check "PEXPIRE of two of them, PERSIST of one again: one deadline in the row" "1 1 1 16|1" \
+  "$(rcli PEXPIRE checkin:8993 400) $(rb PEXPIRE checkin:8994 100000) $(rcli PERSIST checkin:8994) $(counts)"
+n_before=$(rcli DBSIZE)
+check "... DBSIZE as bitmapd.values, before the deadline" "$(truth)" "$n_before"
+sleep 0.6
+check "... and one fewer after it, on both instances (the row is not written meanwhile)" \
+  "$((n_before - 1)) $((n_before - 1)) $(truth) 16|1" "$(rcli DBSIZE) $(rb DBSIZE) $(rcli DBSIZE) $(counts)"
+check "DEL of another" "1" "$(rb DEL checkin:8995)"
+check_match "... the row says 15 keys, one with a deadline, or 14 without once the write shed the expired one" \
+  '^(15\|1|14\|0)$' "$(counts)"
+check "... DBSIZE as bitmapd.values" "$(truth)" "$(rcli DBSIZE)"
+check "INFO keyspace agrees with DBSIZE" "keys=$(rcli DBSIZE)" \
+  "$(rcli INFO keyspace | tr -d '\r' | grep -o 'keys=[0-9]*')"
+
 check_logs_clean
 finish
