@@ -4,7 +4,8 @@
 # (default 200000, 46 random bytes each, bench/bucket_move_gen.py), one instance
 # (ports 18231/16231); prints the time and WAL of each move, the table's size before
 # and after (vacuumed), and redis-benchmark SETBIT rates idle and during a move, for
-# keys of no family and for check-in keys. BITMAPD_BIN: the binary (build/bitmapd).
+# keys of no family and for check-in keys; then N pipelined SETBITs of keys of no family
+# and of the users in their buckets, and the time of DBSIZE. BITMAPD_BIN: the binary.
 # Stops the instance and the cluster at the end; loopback only.
 set -u
 N=${1:-200000}
@@ -39,4 +40,21 @@ MP=$!; sleep 0.5
 echo "during a move in: other keys $(bench 'other:__rand_int__' 20000); check-in keys $(bench 'checkin:1__rand_int__' 20000)"
 wait $MP
 echo "idle again: other keys $(bench 'other:__rand_int__' 20000); check-in keys $(bench 'checkin:1__rand_int__' 20000)"
-redis-cli -p 16231 dbsize
+# one client pipelining a SETBIT for each of N keys (redis-cli --pipe): keys of no
+# family (rows of their own) against the loaded users (in their buckets now)
+piped() { # PREFIX BASE — seconds for N pipelined SETBIT PREFIX{BASE+i} 400 1
+  local t0 t1
+  t0=$(date +%s.%N)
+  /usr/bin/python3 -c "
+import sys
+out = sys.stdout.buffer
+for i in range($N):
+    k = b'$1%d' % ($2 + i)
+    out.write(b'*4\r\n\$6\r\nSETBIT\r\n\$%d\r\n%s\r\n\$3\r\n400\r\n\$1\r\n1\r\n' % (len(k), k))
+" | redis-cli -p 16231 --pipe >/dev/null
+  t1=$(date +%s.%N)
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f s", b - a }'
+}
+echo "pipelined SETBIT of $N keys: of no family $(piped pipe: 0); check-in users in buckets $(piped checkin: 1000000)"
+t0=$(date +%s.%N); n=$(redis-cli -p 16231 dbsize); t1=$(date +%s.%N)
+echo "DBSIZE: $n keys in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s"
