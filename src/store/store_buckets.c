@@ -494,6 +494,7 @@ bool store_peek_or_guess(struct store *st, const struct store_key *keys, size_t 
  * do for one key), which load the buckets, compose and send one write per bucket. */
 struct bcas {
     struct bcas *next;     /* in st->bucket_calls, oldest first */
+    struct bcas **pprev;   /* the link that points to it */
     struct store *st;
     bool started;          /* its buckets are its batch's until the batch finishes */
     bool solo;             /* never batched (after its batch failed as a whole) */
@@ -645,21 +646,28 @@ static bool bhold_take(struct bhold *h, struct bcas *o)
  * back by a common bucket, with the waiting calls behind it that write its one bucket
  * and nothing else (a batch): up to the first waiting call of that bucket that cannot
  * come, so that none overtakes it. One pass over the list, the buckets in a hash table
- * (a pipelining client keeps up to MAX_STARTED calls waiting here, and each answer and
- * each new call runs this); the batches start after the pass, which a start that ends
- * at once (and runs this again) then cannot disturb. */
+ * (a pipelining client keeps up to MAX_STARTED calls waiting here); the batches start
+ * after the pass, which a start that ends at once then cannot disturb. Run once a loop
+ * turn at most (bucket_pass_soon), however many calls came or ended in it. */
 static void run_waiting(struct store *st)
 {
-    size_t nkeys = 0, nwait = 0, cap = 16, ngo = 0;
+    size_t nkeys = 0, nwait = 0, cap = 64, ngo = 0;
+    struct bwork **go = NULL;
     for (const struct bcas *bc = st->bucket_calls; bc; bc = bc->next) {
         nkeys += bc->nb;
         nwait += !bc->started;
     }
     if (nwait == 0) return;
     while (cap < 2 * nkeys) cap *= 2;
-    struct bhold *t = calloc(cap, sizeof(*t));
-    struct bwork **go = calloc(nwait, sizeof(*go));
-    if (!t || !go) goto oom;
+    if (cap > st->bucket_hold_cap) { /* the table only grows: no page faults pass after pass */
+        free(st->bucket_hold);
+        st->bucket_hold_cap = 0;
+        if (!(st->bucket_hold = malloc(cap * sizeof(*st->bucket_hold)))) goto oom;
+        st->bucket_hold_cap = cap;
+    }
+    struct bhold *t = st->bucket_hold;
+    memset(t, 0, cap * sizeof(*t));
+    if (!(go = calloc(nwait, sizeof(*go)))) goto oom;
     for (const struct bcas *bc = st->bucket_calls; bc; bc = bc->next)
         for (size_t j = 0; bc->started && j < bc->nb; j++) bhold_find(t, cap - 1, &bc->bkeys[j])->key = &bc->bkeys[j];
     for (struct bcas *bc = st->bucket_calls; bc; bc = bc->next) {
@@ -688,11 +696,11 @@ static void run_waiting(struct store *st)
             if (wk && batchable(bc)) *h = (struct bhold){h->key, wk, bc->n, 4, bc->slots};
         }
     }
-    goto start;
+    for (size_t k = 0; k < ngo; k++) bwork_start(go[k]);
+    free(go);
+    return;
 oom:
     log_error("msg=\"out of memory: a write of bucket rows waits for the next one\"");
-start:
-    free(t);
     for (size_t k = 0; k < ngo; k++) bwork_start(go[k]);
     free(go);
 }
@@ -704,22 +712,36 @@ static void bucket_pass_cb(evutil_socket_t fd, short what, void *arg)
     run_waiting(arg);
 }
 
-/* bc was just put at the end of the list. While a call before it holds or waits for
- * one of its buckets, the end of that call's batch starts it (run_waiting). Otherwise
- * it starts with the pass at the end of this loop turn, which takes along the calls of
- * its bucket that arrive meanwhile: a pipeline's writes of one bucket leave together,
- * and a burst of calls costs one pass over the list, not one each. */
-static void bcas_arrived(struct store *st, struct bcas *bc)
+/* A call came or a batch ended: run_waiting at the end of this loop turn (libevent runs
+ * a callback made active during a turn in that turn), once however often it is asked.
+ * A call that arrives waits for that pass, and the calls of its bucket that arrive in
+ * the same turn leave with it: a pipeline's writes of one bucket go together, and a
+ * burst of calls costs one pass over the list, not one each. */
+static void bucket_pass_soon(struct store *st)
 {
-    for (const struct bcas *o = st->bucket_calls; o != bc; o = o->next)
-        for (size_t j = 0; j < o->nb; j++)
-            for (size_t k = 0; k < bc->nb; k++)
-                if (same_key(&o->bkeys[j], &bc->bkeys[k])) return;
     if (!st->bucket_pass_ev) st->bucket_pass_ev = evtimer_new(db_event_base(st->db), bucket_pass_cb, st);
     if (st->bucket_pass_ev)
-        event_active(st->bucket_pass_ev, EV_TIMEOUT, 0); /* once, however often it is asked */
+        event_active(st->bucket_pass_ev, EV_TIMEOUT, 0);
     else
         run_waiting(st);
+}
+
+static void bcas_link(struct store *st, struct bcas *bc)
+{
+    if (!st->bucket_calls_end) st->bucket_calls_end = &st->bucket_calls;
+    bc->next = NULL;
+    bc->pprev = st->bucket_calls_end;
+    *st->bucket_calls_end = bc;
+    st->bucket_calls_end = &bc->next;
+}
+
+static void bcas_unlink(struct store *st, struct bcas *bc)
+{
+    *bc->pprev = bc->next;
+    if (bc->next)
+        bc->next->pprev = bc->pprev;
+    else
+        st->bucket_calls_end = bc->pprev;
 }
 
 static void bcas_deliver(const struct db_result *r, void *arg)
@@ -732,9 +754,7 @@ static void bcas_deliver(const struct db_result *r, void *arg)
 /* Answers bc (its conflicts set), takes it out of the list and frees it. */
 static void bcas_answer(struct bcas *bc, enum store_status s, const char *err)
 {
-    struct bcas **pp = &bc->st->bucket_calls;
-    while (*pp != bc) pp = &(*pp)->next;
-    *pp = bc->next;
+    bcas_unlink(bc->st, bc);
     if (err && err != bc->errbuf) {
         snprintf(bc->errbuf, sizeof(bc->errbuf), "%s", err);
         err = bc->errbuf;
@@ -751,7 +771,7 @@ static void bwork_finish(struct bwork *wk, enum store_status s, const char *err)
     struct store *st = wk->st;
     for (size_t k = 0; k < wk->ncalls; k++) bcas_answer(wk->calls[k], s, err);
     bwork_free(wk);
-    run_waiting(st);
+    bucket_pass_soon(st);
 }
 
 static void bcas_fail_cb(const struct db_result *r, void *arg)
@@ -760,7 +780,7 @@ static void bcas_fail_cb(const struct db_result *r, void *arg)
     struct store *st = bc->st;
     (void)r;
     bcas_answer(bc, STORE_UNAVAILABLE, STATE_UNKNOWN);
-    run_waiting(st);
+    bucket_pass_soon(st);
 }
 
 static void bwork_sent(enum store_status s, const char *err, const bool *conflict, void *arg)
@@ -1149,7 +1169,7 @@ fail:
             wk->calls[k]->spill |= respill;
         }
         bwork_free(wk);
-        run_waiting(st);
+        bucket_pass_soon(st);
         return;
     }
     bwork_finish(wk, STORE_ERROR, wk->errbuf);
@@ -1275,13 +1295,11 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
         if (j == bc->nb) bc->bkeys[bc->nb++] = bk;
     }
     /* the call joins the list before anything can answer it */
-    struct bcas **pp = &st->bucket_calls;
-    while (*pp) pp = &(*pp)->next;
-    *pp = bc;
+    bcas_link(st, bc);
     if (unknown) {
         bc->started = true; /* holds nothing: answered on the next turn */
         if (!db_defer(st->db, bcas_fail_cb, bc)) {
-            *pp = NULL;
+            bcas_unlink(st, bc);
             db_cancel(bc->handle);
             db_complete(bc->handle, DB_OK, NULL);
             bcas_free(bc);
@@ -1289,7 +1307,7 @@ struct db_job *store_cas(struct store *st, const struct store_write *w, size_t n
         }
         return handle;
     }
-    bcas_arrived(st, bc);
+    bucket_pass_soon(st);
     return handle;
 }
 
@@ -1307,6 +1325,10 @@ void store_buckets_free(struct store *st)
         db_complete(bc->handle, DB_OK, NULL);
         bcas_free(bc);
     }
+    st->bucket_calls_end = NULL;
+    free(st->bucket_hold);
+    st->bucket_hold = NULL;
+    st->bucket_hold_cap = 0;
     while (st->bucket_loads) { /* their inner loads are dropped without a callback */
         struct bload *bl = SENT_BATCH(st->bucket_loads, struct bload);
         db_cancel(bl->handle);

@@ -26,6 +26,7 @@
 #include "store/store_queue.h"
 
 struct bcas;
+struct bhold;
 struct cas_call;
 struct load_ctx;
 
@@ -70,9 +71,12 @@ struct store {
     struct sent_node *bucket_loads; /* reads of members waiting for their buckets' rows */
     struct sent_node *bucket_works; /* batches of member writes started (store_buckets.c) */
     struct bcas *bucket_calls;    /* every write of members not finished (in flight or waiting) */
+    struct bcas **bucket_calls_end; /* the link the next call goes in (NULL: &bucket_calls) */
+    struct bhold *bucket_hold;    /* run_waiting's table of buckets, kept from pass to pass */
+    size_t bucket_hold_cap;
     struct sent_node *bucket_checks; /* state reads in flight, for store_free */
     struct event *bucket_retry_ev; /* the state read again, until one succeeds */
-    struct event *bucket_pass_ev; /* the waiting calls looked at once at the end of a turn */
+    struct event *bucket_pass_ev; /* run_waiting, once at the end of a turn that asked for it */
     unsigned absent_score;        /* 0..ABSENT_ONE: how many of the recent cache misses
                                      loaded found no row, decaying (store_peek_or_guess) */
     struct store_stats stats;
