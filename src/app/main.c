@@ -35,7 +35,7 @@ static void usage(FILE *out)
             "               running a bitmapd older than migration 0010), then exit\n"
             "  --buckets in|out FAMILY\n"
             "               move the keys of FAMILY (checkin, receipt) into bucket rows or out of\n"
-            "               them while instances serve; restartable (docs/operations.md)\n"
+            "               them while instances serve; restartable (README, \"Check-ins and receipts in bucket rows\")\n"
             "  --print-dsn  print the configured DSN (empty when none), then exit\n"
             "  --routes     print the HTTP routes, then exit\n"
             "  import --from redis://HOST[:PORT] [--match PATTERN] [--dry-run] [--password PW]\n"
