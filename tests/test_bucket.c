@@ -546,6 +546,38 @@ static void test_put_remove(void **state)
     assert_int_equal(bucket_min_deadline(&d), 0);
 }
 
+/* The counts a bucket row's columns keep (DBSIZE reads them): keys, and keys with a
+ * deadline; a stub, an empty member without a length and an expired member's deadline
+ * (still a key until a write sheds it) each as the rule says. */
+static void test_counts(void **state)
+{
+    (void)state;
+    struct bucket_dir d;
+    bucket_init(&d, BUCKET_CHECKIN);
+    uint64_t keys = 9, deadlines = 9;
+    bucket_counts(&d, &keys, &deadlines);
+    assert_int_equal(keys, 0);
+    assert_int_equal(deadlines, 0);
+    static const uint8_t v[] = {0xB1, 0x00, 0x01};
+    const struct bucket_entry es[] = {
+        {.slot = 0, .version = 1, .cardinality = 1, .nbytes = -1, .val = v, .len = 3},                  /* key */
+        {.slot = 1, .version = 1, .cardinality = 1, .nbytes = -1, .expire_ms = 5, .val = v, .len = 3},  /* key, deadline */
+        {.slot = 2, .version = 2, .cardinality = 0, .nbytes = 7},                                        /* key: a length */
+        {.slot = 3, .version = 2, .cardinality = 0, .nbytes = 0, .expire_ms = 1},                         /* key, deadline */
+        {.slot = 4, .version = 3, .cardinality = 0, .nbytes = -1},                                       /* "no key" */
+        {.slot = 5, .stub = true, .version = 4, .nbytes = -1},                                           /* its own row's */
+    };
+    for (size_t i = 0; i < sizeof(es) / sizeof(es[0]); i++)
+        assert_true(bucket_put(&d, &es[i]));
+    bucket_counts(&d, &keys, &deadlines);
+    assert_int_equal(keys, 4);
+    assert_int_equal(deadlines, 2);
+    assert_true(bucket_remove(&d, 1));
+    bucket_counts(&d, &keys, &deadlines);
+    assert_int_equal(keys, 3);
+    assert_int_equal(deadlines, 1);
+}
+
 /* What a full bucket of a year of check-ins costs: the directory's share of each member. */
 static void test_sizes(void **state)
 {
@@ -580,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_round_trips),  cmocka_unit_test(test_rules),
         cmocka_unit_test(test_damage),       cmocka_unit_test(test_rewrite_keeps_damage),
         cmocka_unit_test(test_put_remove),   cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
