@@ -117,12 +117,17 @@ static bool arity_ok(const struct rcmd *c)
 
 static bool is_merged(const struct rcmd *c) { return c->def && (c->def->flags & RC_MERGED); }
 
+/* A command a later one may have to wait for, whatever it is (must_wait: a read waits
+ * only for these). */
+static bool is_writing(const struct rcmd *c) { return c->def && (c->def->flags & (RC_WRITE | RC_BARRIER)); }
+
 /* May c (not started; every command before it is) start now? An RC_MERGED write
  * waits for nothing while only such writes run (the common deep pipeline of
  * SETBITs), without comparing it with each of them. */
 static bool may_start(const struct rclient *cl, const struct rcmd *c)
 {
     if (is_merged(c) && cl->started_other == 0) return true;
+    if (!is_writing(c) && cl->started_writes == 0) return true; /* a deep pipeline of reads */
     for (struct rcmd *e = cl->head; e != c; e = e->next)
         if (!e->done && must_wait(e, c)) return false;
     return true;
@@ -134,6 +139,7 @@ static void cmd_start(struct rclient *cl, struct rcmd *c)
     c->started = true;
     cl->started++;
     if (!is_merged(c)) cl->started_other++;
+    if (is_writing(c)) cl->started_writes++;
     cl->srv->commands++;
     c->r.proto = cl->proto;
     if (c->tx != TX_NONE && resp_auth_required(cl)) {
@@ -294,6 +300,7 @@ static void command_finished(struct rcmd *c)
     c->done = true;
     cl->started--;
     if (!is_merged(c)) cl->started_other--;
+    if (is_writing(c)) cl->started_writes--;
     g_inflight--;
     client_pump(cl);
 }

@@ -48,6 +48,7 @@ struct rclient {
     size_t queued;   /* commands in the FIFO */
     size_t started;  /* started and not finished */
     size_t started_other; /* of those, commands other than RC_MERGED writes */
+    size_t started_writes; /* of those, commands that may change keys or run alone */
     bool closing;    /* QUIT or a protocol error: read nothing more, close once flushed */
     bool gone;       /* the socket is closed; freed when nothing is in flight */
     bool eof;        /* the peer closed its side: answer what was read, then close */
