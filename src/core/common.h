@@ -12,7 +12,8 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* FNV-1a of n bytes: the hash of a key in every in-memory table (cache, write
- * batches, chunk directories, keys seen chunked). */
+ * batches, key locks, chunk directories, keys seen chunked, waiting bucket writes,
+ * the mover's names seen). */
 static inline uint64_t bytes_hash(const void *p, size_t n)
 {
     const uint8_t *b = p;

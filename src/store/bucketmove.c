@@ -665,9 +665,7 @@ struct seen {
 
 static uint64_t name_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull;
-    while (*s) h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-    return h | 1; /* 0 marks a free cell */
+    return bytes_hash(s, strlen(s)) | 1; /* 0 marks a free cell */
 }
 
 /* Adds name; false when it was there (or memory ran out: then it is moved again). */

@@ -552,6 +552,7 @@ struct bwork {
 };
 
 #define BATCH_MAX_WRITES 1000
+#define BATCH_CALLS0 4 /* the room for calls a batch starts with (run_waiting grows it) */
 
 static void bcas_free(struct bcas *bc)
 {
@@ -614,9 +615,7 @@ struct bhold {
 
 static struct bhold *bhold_find(struct bhold *t, size_t mask, const struct store_key *k)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < k->len; i++) h = (h ^ k->key[i]) * 1099511628211ULL;
-    size_t i = (size_t)h & mask;
+    size_t i = (size_t)bytes_hash(k->key, k->len) & mask;
     while (t[i].key && !same_key(t[i].key, k)) i = (i + 1) & mask;
     return &t[i];
 }
@@ -680,7 +679,7 @@ static void run_waiting(struct store *st)
         for (size_t j = 0; j < bc->nb && !blocked; j++) blocked = bhold_find(t, cap - 1, &bc->bkeys[j])->key != NULL;
         struct bwork *wk = NULL;
         if (!blocked) {
-            if (!(wk = calloc(1, sizeof(*wk))) || !(wk->calls = calloc(4, sizeof(*wk->calls)))) {
+            if (!(wk = calloc(1, sizeof(*wk))) || !(wk->calls = calloc(BATCH_CALLS0, sizeof(*wk->calls)))) {
                 free(wk);
                 goto oom;
             }
@@ -693,14 +692,13 @@ static void run_waiting(struct store *st)
         for (size_t j = 0; j < bc->nb; j++) { /* held from here on: by bc's batch, or behind bc */
             struct bhold *h = bhold_find(t, cap - 1, &bc->bkeys[j]);
             *h = (struct bhold){.key = &bc->bkeys[j]};
-            if (wk && batchable(bc)) *h = (struct bhold){h->key, wk, bc->n, 4, bc->slots};
+            if (wk && batchable(bc)) *h = (struct bhold){h->key, wk, bc->n, BATCH_CALLS0, bc->slots};
         }
     }
-    for (size_t k = 0; k < ngo; k++) bwork_start(go[k]);
-    free(go);
-    return;
-oom:
+    goto start;
+oom: /* what this pass made starts; the rest waits for the next pass */
     log_error("msg=\"out of memory: a write of bucket rows waits for the next one\"");
+start:
     for (size_t k = 0; k < ngo; k++) bwork_start(go[k]);
     free(go);
 }

@@ -26,9 +26,7 @@ static struct keylock *keylocks[KEYLOCK_BUCKETS];
 
 static size_t keylock_bucket(const char *key, size_t len)
 {
-    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-    for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)key[i]) * 1099511628211ULL;
-    return (size_t)(h % KEYLOCK_BUCKETS);
+    return (size_t)(bytes_hash(key, len) % KEYLOCK_BUCKETS);
 }
 
 struct keylock **wp_lock_find(const struct wp_key *k)
