@@ -37,6 +37,12 @@
 #            the readers as preread users (HTTP). Redis: SETBIT notice:{platform}:{id}
 #            {user} 1.
 #
+# Check-ins and receipts are measured twice: in rows of their own (a family's state
+# 'off', the default), then moved into bucket rows with `bitmapd --buckets in`
+# (BENCH_BIN, as the owner: README, "Check-ins and receipts in bucket rows") and
+# measured again; then moved out, so the database is left with the families off. A
+# family found on or moving (an earlier run stopped midway) is moved out first.
+#
 # Keys used in bitmapd's database: checkin:{10000000+i} and checkin:{11000000+i},
 # message:push|read:{20000000+i}, group:{9000000000+g}:msg:{…}, group members
 # 30000000+…, notice:{4000000000+i}:*, notice:audience:65000, notice:{4100000000+i}:*,
@@ -46,12 +52,13 @@
 #
 # Environment (defaults in brackets):
 #   BENCH_STORAGE_WORKLOADS ["checkin box receipt notice"]
-#   BENCH_STORAGE_CHECKIN_USERS [2000]    users per check-in variant
+#   BENCH_STORAGE_CHECKIN_USERS [20000]   users per check-in variant (a bucket row holds 16:
+#                                         fewer leave the tables' first pages a large share)
 #   BENCH_STORAGE_CHECKIN_SPARSE [10]     days a month of the sparse variant (0: skip it)
 #   BENCH_STORAGE_YEAR [2025]             the year of check-ins
 #   BENCH_STORAGE_BOX_USERS [1000]        message boxes in bitmapd and as rows
 #   BENCH_STORAGE_BOX_REDIS_USERS [100]   of those, loaded into Redis (~1.3 MB each)
-#   BENCH_STORAGE_GROUPS [10]             200-member groups …
+#   BENCH_STORAGE_GROUPS [30]             200-member groups …
 #   BENCH_STORAGE_GROUP_MESSAGES [300]    … with this many messages each
 #   BENCH_STORAGE_NOTICE_USERS [100000]   users of the notice workload
 #   BENCH_STORAGE_NOTICE_SHARES ["10 90 100 10 90 10 90 10 90"]  percent of the users that read
@@ -60,6 +67,8 @@
 #   BENCH_STORAGE_NOTICE_MANY_READERS [1000]  … each read by this many of the users
 #   BENCH_STORAGE_SEED [1]                random seed of the generated data
 #   BENCH_STORAGE_STEP_TIMEOUT [300]      seconds any one load may take
+#   BENCH_STORAGE_BUCKETS [1]             measure check-ins and receipts in bucket rows too
+#                                         (needs BENCH_BIN, the bitmapd binary; 0: skip)
 set -euo pipefail
 
 ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
@@ -87,12 +96,12 @@ num() { # NAME VALUE MIN MAX: a bounded integer setting, or exit
   fi
 }
 WORKLOADS=${BENCH_STORAGE_WORKLOADS:-checkin box receipt notice}
-CI_USERS=${BENCH_STORAGE_CHECKIN_USERS:-2000}
+CI_USERS=${BENCH_STORAGE_CHECKIN_USERS:-20000}
 CI_SPARSE=${BENCH_STORAGE_CHECKIN_SPARSE:-10}
 YEAR=${BENCH_STORAGE_YEAR:-2025}
 BOX_USERS=${BENCH_STORAGE_BOX_USERS:-1000}
 BOX_REDIS=${BENCH_STORAGE_BOX_REDIS_USERS:-100}
-GROUPS_N=${BENCH_STORAGE_GROUPS:-10}
+GROUPS_N=${BENCH_STORAGE_GROUPS:-30}
 GROUP_MSGS=${BENCH_STORAGE_GROUP_MESSAGES:-300}
 NOTICE_USERS=${BENCH_STORAGE_NOTICE_USERS:-100000}
 NOTICE_SHARES=${BENCH_STORAGE_NOTICE_SHARES:-10 90 100 10 90 10 90 10 90}
@@ -100,6 +109,7 @@ NOTICE_MANY=${BENCH_STORAGE_NOTICE_MANY:-1000}
 NOTICE_MANY_READERS=${BENCH_STORAGE_NOTICE_MANY_READERS:-1000}
 SEED=${BENCH_STORAGE_SEED:-1}
 STEP_TIMEOUT=${BENCH_STORAGE_STEP_TIMEOUT:-300}
+BUCKETS=${BENCH_STORAGE_BUCKETS:-1}
 num BENCH_STORAGE_CHECKIN_USERS "$CI_USERS" 1 1000000
 num BENCH_STORAGE_CHECKIN_SPARSE "$CI_SPARSE" 0 28
 num BENCH_STORAGE_YEAR "$YEAR" 1970 9999
@@ -112,6 +122,7 @@ num BENCH_STORAGE_NOTICE_MANY "$NOTICE_MANY" 0 100000
 num BENCH_STORAGE_NOTICE_MANY_READERS "$NOTICE_MANY_READERS" 1 "$NOTICE_USERS"
 num BENCH_STORAGE_SEED "$SEED" 0 2147483647
 num BENCH_STORAGE_STEP_TIMEOUT "$STEP_TIMEOUT" 10 3600
+num BENCH_STORAGE_BUCKETS "$BUCKETS" 0 1
 for w in $WORKLOADS; do
   [[ $w =~ ^(checkin|box|receipt|notice)$ ]] || die "unknown workload '$w' in BENCH_STORAGE_WORKLOADS"
 done
@@ -232,6 +243,34 @@ keys_of() { # PREFIX FROM COUNT [SUFFIX]: SQL for the keys PREFIX{FROM…FROM+CO
   echo "SELECT convert_to('$1' || u || '${4:-}', 'UTF8') AS k FROM generate_series($2::bigint, $2::bigint + $3 - 1) u"
 }
 
+# --- bucket rows (migrations/0015, 0016) ------------------------------------------------
+
+family_state() { sql -c "SELECT state FROM bitmapd.bucket_state WHERE name = '$1'"; }
+# buckets in|out FAMILY: moves FAMILY's keys into bucket rows or out of them with
+# `bitmapd --buckets` (as the owner, while the service under test serves), unless the
+# family is already there; fails unless the family ends in the state asked for.
+buckets() {
+  local dir=$1 fam=$2 want=off state out t0=$SECONDS
+  [[ $dir == in ]] && want=on
+  state=$(family_state "$fam")
+  [[ -n $state ]] || die "no family '$fam' in bitmapd.bucket_state (is the database migrated?)"
+  [[ $state == "$want" ]] && return 0
+  [[ -n ${BENCH_BIN:-} && -x $BENCH_BIN ]] ||
+    die "family $fam is '$state' and moving it needs BENCH_BIN (the bitmapd binary), which is not set"
+  out=$(BITMAPD_DSN=$BENCH_PGURL timeout "$STEP_TIMEOUT" "$BENCH_BIN" --buckets "$dir" "$fam" 2>&1) ||
+    die "bitmapd --buckets $dir $fam failed or took over ${STEP_TIMEOUT}s: $(tail -n 3 <<<"$out")"
+  state=$(family_state "$fam")
+  [[ $state == "$want" ]] || die "after bitmapd --buckets $dir $fam the family is '$state', not '$want'"
+  log "  bitmapd --buckets $dir $fam: $((SECONDS - t0))s"
+}
+# bucket_rows KEYS_SQL: prints "own buckets": how many of the keys have rows of their
+# own (spilled ones included), and how many distinct bucket rows hold the others.
+bucket_rows() {
+  sql -F ' ' -c "SELECT (SELECT count(*) FROM ($1) s JOIN bitmapd.bitmaps b ON b.key = s.k),
+    (SELECT count(DISTINCT r.bucket_key) FROM ($1) s CROSS JOIN LATERAL bitmapd.bucket_of(s.k) r
+       JOIN bitmapd.bitmaps b ON b.key = r.bucket_key AND b.bucket = r.family)"
+}
+
 # rows_table NAME "COLUMNS" FILE "COPY COLUMNS" "CONSTRAINTS": a row-per-event table
 # loaded from FILE (space-separated), then its keys/constraints, vacuumed; prints
 # "rows bytes" (storage_bench.bytes). The table is dropped.
@@ -289,14 +328,34 @@ checkin_variant() { # LABEL BASE RATE PERMONTH
 
   result "check-ins (002), $label" "user" "$(per "$bm_size" "$CI_USERS")" "$(per "$r_usage" "$CI_USERS")" \
     "$(per "$rw_size" "$CI_USERS")"
+  CV+=("$label|$base|$events|$year_count|$(per "$r_usage" "$CI_USERS")|$(per "$rw_size" "$CI_USERS")")
   DETAILS+=("| check-ins, $label | $(thousands "$CI_USERS") users, $(thousands "$events") check-ins | $(thousands "$bm_rows") keys, bits $(thousands "$(per "$bm_bits" "$CI_USERS")") B/user | $(thousands "$r_keys") keys, \`used_memory\` +$(thousands "$(per "$r_used" "$CI_USERS")") B/user | $(thousands "$rw_n") rows |")
   rm -f -- "$ev" "$W"/checkin.*
 }
 
 if [[ " $WORKLOADS " == *" checkin "* ]]; then
+  buckets out checkin
+  CV=() # "label|base|events|year count of user base|redis per user|rows per user" of each variant
   checkin_variant "~50% of days" 10000000 0.5 0
   if ((CI_SPARSE > 0)); then
     checkin_variant "$CI_SPARSE days a month" 11000000 0 "$CI_SPARSE"
+  fi
+  if ((BUCKETS)); then # the same keys again, moved into bucket rows
+    log "check-ins: moving the family into bucket rows"
+    buckets in checkin
+    for v in "${CV[@]}"; do
+      IFS='|' read -r label base events year_count rd_per rw_per <<<"$v"
+      ks=$(keys_of checkin: "$base" "$CI_USERS")
+      read -r bm_rows bm_bits bm_card bm_size < <(bitmapd_copy "$ks")
+      read -r own nbuckets < <(bucket_rows "$ks")
+      [[ $bm_rows == "$CI_USERS" && $bm_card == "$events" && $own == 0 && $nbuckets -gt 0 ]] ||
+        die "in bucket rows, bitmapd holds $bm_rows check-in keys with $bm_card days ($own in rows of their own, $nbuckets bucket rows), expected $CI_USERS with $events in bucket rows"
+      [[ $(curl -sf "$BENCH_HTTP/v1/users/$base/checkins?year=$YEAR" | jq -r .count) == "$year_count" ]] ||
+        die "in bucket rows, GET /v1/users/$base/checkins?year=$YEAR no longer counts $year_count days"
+      result "check-ins (002), $label, in bucket rows" "user" "$(per "$bm_size" "$CI_USERS")" "$rd_per" "$rw_per"
+      DETAILS+=("| check-ins, $label, in bucket rows | the same keys after \`bitmapd --buckets in checkin\` | $(thousands "$bm_rows") keys in $(thousands "$nbuckets") bucket rows, bits $(thousands "$(per "$bm_bits" "$CI_USERS")") B/user | as above | as above |")
+    done
+    buckets out checkin
   fi
   sparse_what=""
   ((CI_SPARSE == 0)) || sparse_what=" and from 11,000,000 (exactly $CI_SPARSE random days in each month)"
@@ -307,6 +366,8 @@ if [[ " $WORKLOADS " == *" checkin "* ]]; then
     "  Redis: \`SETBIT user:sign:{user}:{yyyyMM} {day of month − 1} 1\`. Rows: the seed's \`t_user_sign\`," \
     "  \`(id bigint identity PRIMARY KEY, user_id bigint, sign_date date, amount int /* streak */," \
     "  UNIQUE (user_id, sign_date))\`.")
+  ((BUCKETS == 0)) || LOADED+=("  Then the same keys were moved into bucket rows (\`bitmapd --buckets in checkin\`, README: 16 users a" \
+    "  row), measured again (\"in bucket rows\"; the Redis and row figures are the same data's), and moved out.")
 fi
 
 # --- sparse message box (seed 000) ----------------------------------------------------------
@@ -364,6 +425,7 @@ if [[ " $WORKLOADS " == *" receipt "* ]]; then
   awk -f "$GEN" -v mode=receipt_events -v groups="$GROUPS_N" -v msgs="$GROUP_MSGS" -v members=$MEMBERS \
     -v gbase=$G_BASE -v mbase=$M_BASE -v rate=0.5 -v seed="$SEED" >"$ev"
   reads=$(grep -c ' R$' "$ev" || true)
+  buckets out receipt
   log "receipts: $(thousands "$GROUPS_N") groups × $(thousands "$GROUP_MSGS") messages, $(thousands "$reads") read marks"
 
   # One message through HTTP first: members join group G_BASE in member-id order,
@@ -411,6 +473,24 @@ if [[ " $WORKLOADS " == *" receipt "* ]]; then
   result "200-member group receipts (001), ~half read" "message" "$(per "$bm_size" "$MSGS")" \
     "$(per "$r_usage" "$MSGS")" "$(per "$rw_size" "$MSGS")"
   DETAILS+=("| group receipts | $(thousands "$MSGS") messages in $(thousands "$GROUPS_N") groups of $MEMBERS, $(thousands "$reads") read marks | $(thousands "$bm_rows") keys, bits $(thousands "$(per "$bm_bits" "$MSGS")") B/message | $(thousands "$r_keys") keys of $r_strlen B, \`used_memory\` +$(thousands "$(per "$r_used" "$MSGS")") B/message | $(thousands "$rw_n") rows |")
+  if ((BUCKETS)); then # the same keys again, moved into bucket rows
+    log "receipts: moving the family into bucket rows"
+    buckets in receipt
+    ks="SELECT convert_to('group:' || g || ':msg:' || m, 'UTF8') AS k
+      FROM generate_series($G_BASE::bigint, $G_BASE::bigint + $GROUPS_N - 1) g,
+           generate_series($M_BASE::bigint, $M_BASE::bigint + $GROUP_MSGS - 1) m"
+    read -r bm_rows bm_bits bm_card bm_size < <(bitmapd_copy "$ks")
+    read -r own nbuckets < <(bucket_rows "$ks")
+    [[ $bm_rows == "$MSGS" && $bm_card == $((MSGS * MEMBERS + reads)) && $own == 0 && $nbuckets -gt 0 ]] ||
+      die "in bucket rows, bitmapd holds $bm_rows receipt keys with $bm_card members ($own in rows of their own, $nbuckets bucket rows), expected $MSGS with $((MSGS * MEMBERS + reads)) in bucket rows"
+    read -r elig2 rd2 < <(curl -sf "$BENCH_HTTP/v1/groups/$G_BASE/messages/$M_BASE/receipts?list=read&limit=1" | jq -r '"\(.eligible) \(.read)"')
+    [[ "$elig2 $rd2" == "$elig $rd" ]] ||
+      die "in bucket rows, receipts of $RKEY over HTTP: eligible $elig2 read $rd2, before the move $elig $rd"
+    result "200-member group receipts (001), ~half read, in bucket rows" "message" "$(per "$bm_size" "$MSGS")" \
+      "$(per "$r_usage" "$MSGS")" "$(per "$rw_size" "$MSGS")"
+    DETAILS+=("| group receipts, in bucket rows | the same keys after \`bitmapd --buckets in receipt\` | $(thousands "$bm_rows") keys in $(thousands "$nbuckets") bucket rows, bits $(thousands "$(per "$bm_bits" "$MSGS")") B/message | as above | as above |")
+    buckets out receipt
+  fi
   LOADED+=("- **group receipts (seed 001)**: groups from $G_BASE with members $U_BASE + …, every member but the" \
     "  sender counted, each read with probability ½. bitmapd: \`R.SETINTARRAY group:{g}:msg:{m}\` with the" \
     "  receipts layout (bit 2k counted, 2k+1 read, 2s+1 the sender); the first message was built first through" \
@@ -418,6 +498,7 @@ if [[ " $WORKLOADS " == *" receipt "* ]]; then
     "  \`{u32 maxid, readbit[200], quitbit[200]}\` as one string per message under the same key (\`SETBIT\`," \
     "  \`BITFIELD SET u32 0 200\`). Rows: \`(group_id, message_id, user_id bigint, read_at timestamptz NULL," \
     "  PRIMARY KEY (group_id, message_id, user_id))\`, one per counted member.")
+  ((BUCKETS == 0)) || LOADED+=("  Then moved into bucket rows (\`bitmapd --buckets in receipt\`), measured again and moved out, as the check-ins.")
   rcli FLUSHALL >/dev/null
   rm -f -- "$ev" "$W"/receipt.* "$W"/*.curl "$W"/*.codes
 fi
@@ -432,7 +513,7 @@ if [[ " $WORKLOADS " == *" notice "* ]]; then
   # row table), NL_OWN (sum of the readers bitmaps' bytes), NL_USED (Redis
   # used_memory growth), NL_N (notices).
   notice_load() {
-    local nbase=$1 aud=$2 ev=$3 label=$4 each=${5:-} nn own_sql stale nid readers st f k prev_bm prev_rw m0 m1 rw
+    local nbase=$1 aud=$2 ev=$3 label=$4 each=${5:-} nn stale nid readers st f k prev_bm prev_rw m0 m1 rw
     nn=$(awk '{print $1}' "$ev" | sort -u | wc -l)
     own_sql() { # the keys of notices nbase … nbase+$1-1 and the index
       echo "SELECT convert_to('notice:' || n || ':' || p, 'UTF8') AS k
@@ -614,7 +695,8 @@ verdict() { # OK? as a mark
   echo "  as a live system grows it, can hold more (see \"grown in id order\" above for one message box)."
   echo "- \"bits\" is \`sum(bitmapd.value_bytes(key, bits))\`: the encoded bitmaps alone (a row's bits, or its chunks') (Roaring, or raw bits where"
   echo "  smaller, docs/design.md). The rest of a bitmapd row is the tuple header, the key (in the heap and"
-  echo "  in two indexes), version, cardinality, checksum and timestamps."
+  echo "  in the primary key), version, cardinality, checksum and timestamps; a bucket row pays them once for"
+  echo "  up to 16 keys, whose versions and lengths sit in a directory in its value."
   echo "- A notice's Redis key is a string of the seed's layout: one bit per user up to its highest reader, so"
   echo "  about 12.5 KB at 100,000 users however few read it. bitmapd keeps a notice's readers in its smaller"
   echo "  encoding (Roaring containers for few readers, raw bits for many; chunk rows past 8 KiB) and nothing"
