@@ -247,6 +247,9 @@ COMMENT ON FUNCTION bitmapd._bucket_entries(bytea) IS
 -- bucket_counts): how many are keys (expired ones too, until a write sheds them), and
 -- how many of those have a deadline; NULL nbytes: not known (a row written before
 -- bitmapd kept it). DBSIZE counts a row whose nbytes is 0 from its cardinality alone.
+COMMENT ON TABLE bitmapd.bucket_state IS
+  'Per family of keys (1 checkin:{user}, 2 group:{g}:msg:{m}): whether its keys live in bucket rows (off, moving_in, on, moving_out; bitmapd --buckets in|out FAMILY moves them), and a generation counted up at every change (their sum is the bucket epoch, migration 0016)';
+
 COMMENT ON COLUMN bitmapd.bitmaps.cardinality IS
   'Members of the bitmap; in a bucket row (bucket > 0): how many of its members are keys (expired ones included until a write sheds them)';
 COMMENT ON COLUMN bitmapd.bitmaps.nbytes IS
