@@ -9,7 +9,8 @@
 -- the notification and whether any row is in a family's key range (checkin:, group:)
 -- in one pass over the rows; the bucket state is read, and the bucket checks run,
 -- only when one is, exactly as 0016 did them. A payload of up to 3,500 bytes (the
--- size 0007 cut payloads at) is sent as it is; a longer one is cut as before. Same
+-- size 0007 cut payloads at) is sent as it is; a longer one is cut at its items into
+-- notifications of that size, as before, without a second pass over the rows. Same
 -- outcomes, same errors: 8,500/s on the same run.
 
 CREATE OR REPLACE FUNCTION bitmapd._bitmaps_changed() RETURNS trigger
@@ -92,13 +93,11 @@ BEGIN
         PERFORM pg_notify('bitmapd_changed', payload);
         RETURN NULL;
     END IF;
+    -- longer: the payload's items (no comma in one) cut into notifications of about
+    -- 3,500 bytes, as 0007 cut them
     PERFORM pg_notify('bitmapd_changed', string_agg(item, ',' ORDER BY ord))
        FROM (SELECT item, ord, sum(length(item) + 1) OVER (ORDER BY ord) / 3500 AS chunk
-               FROM (SELECT encode(key, 'hex') ||
-                            CASE WHEN TG_OP = 'DELETE' THEN ':d'
-                                 ELSE ':' || version || ':' || txid_current() % 4294967296 END AS item,
-                            row_number() OVER () AS ord
-                       FROM changed) s) t
+               FROM unnest(string_to_array(payload, ',')) WITH ORDINALITY AS s(item, ord)) t
       GROUP BY chunk;
     RETURN NULL;
 END
