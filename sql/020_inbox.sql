@@ -23,6 +23,10 @@ SELECT DISTINCT substr(encode(key, 'escape'), 14)::bigint AS user_id
 
 -- One row per user. read counts read marks of pushed messages, so unread is
 -- always pushed minus read (a forced mark of a never-pushed message is not counted).
+-- The key range repeated in each join to bitmapd.bitmaps (and in the two below) is for
+-- the planner: it may compute the decoding expressions in the scan of the table, before
+-- the join (a hash join over a partitioned table, bitmapd.partition_bitmaps, did), and
+-- then only rows of the range are decoded, never a bucket row or another family's key.
 CREATE OR REPLACE VIEW bitmapd.inbox_users AS
 SELECT u.user_id,
        coalesce(p.cardinality, 0)                                        AS pushed,
@@ -34,7 +38,9 @@ SELECT u.user_id,
        greatest(p.updated_at, r.updated_at)                              AS updated_at
   FROM bitmapd.inbox_user_ids u
   LEFT JOIN bitmapd.bitmaps p ON p.key = bitmapd.inbox_key('push', u.user_id)
+                         AND p.key >= convert_to('message:push:', 'UTF8') AND p.key < convert_to('message:push;', 'UTF8')
   LEFT JOIN bitmapd.bitmaps r ON r.key = bitmapd.inbox_key('read', u.user_id)
+                         AND r.key >= convert_to('message:read:', 'UTF8') AND r.key < convert_to('message:read;', 'UTF8')
   CROSS JOIN LATERAL (
       SELECT CASE WHEN coalesce(r.cardinality, 0) = 0 OR coalesce(p.cardinality, 0) = 0 THEN 0
                   ELSE bitmapd.and_count(bitmapd.value(p.key, p.bits), bitmapd.value(r.key, r.bits)) END AS read) rd;
@@ -57,7 +63,9 @@ LANGUAGE sql STABLE AS $$
            coalesce(bitmapd.count_range(bitmapd.value(r.key, r.bits), pr.first_message, pr.next_first_message), 0)
       FROM bitmapd.inbox_period_ranges pr
       LEFT JOIN bitmapd.bitmaps p ON p.key = bitmapd.inbox_key('push', p_user)
+                         AND p.key >= convert_to('message:push:', 'UTF8') AND p.key < convert_to('message:push;', 'UTF8')
       LEFT JOIN bitmapd.bitmaps r ON r.key = bitmapd.inbox_key('read', p_user)
+                         AND r.key >= convert_to('message:read:', 'UTF8') AND r.key < convert_to('message:read;', 'UTF8')
      ORDER BY pr.period
 $$;
 
@@ -73,6 +81,8 @@ SELECT pr.period, pr.first_message, pr.next_first_message,
              coalesce(bitmapd.count_range(bitmapd.value(r.key, r.bits), pr.first_message, pr.next_first_message), 0) AS read
         FROM bitmapd.inbox_user_ids u
         JOIN bitmapd.bitmaps p ON p.key = bitmapd.inbox_key('push', u.user_id)
-        LEFT JOIN bitmapd.bitmaps r ON r.key = bitmapd.inbox_key('read', u.user_id)) c ON true
+                         AND p.key >= convert_to('message:push:', 'UTF8') AND p.key < convert_to('message:push;', 'UTF8')
+        LEFT JOIN bitmapd.bitmaps r ON r.key = bitmapd.inbox_key('read', u.user_id)
+                         AND r.key >= convert_to('message:read:', 'UTF8') AND r.key < convert_to('message:read;', 'UTF8')) c ON true
  GROUP BY pr.period, pr.first_message, pr.next_first_message
  ORDER BY pr.period;
