@@ -37,11 +37,11 @@
 #            the readers as preread users (HTTP). Redis: SETBIT notice:{platform}:{id}
 #            {user} 1.
 #
-# Check-ins and receipts are measured twice: in rows of their own (a family's state
-# 'off', the default), then moved into bucket rows with `bitmapd --buckets in`
-# (BENCH_BIN, as the owner: README, "Check-ins and receipts in bucket rows") and
-# measured again; then moved out, so the database is left with the families off. A
-# family found on or moving (an earlier run stopped midway) is moved out first.
+# Check-ins and receipts are measured twice: in rows of their own (the family moved out
+# with `bitmapd --buckets out` first, BENCH_BIN, as the owner), then moved into bucket
+# rows with `bitmapd --buckets in` (README, "Check-ins and receipts in bucket rows": a
+# new database's layout) and measured again. Each family is left in the layout it was
+# found in (on for a new database; a family found moving is finished first).
 #
 # Keys used in bitmapd's database: checkin:{10000000+i} and checkin:{11000000+i},
 # message:push|read:{20000000+i}, group:{9000000000+g}:msg:{…}, group members
@@ -263,6 +263,10 @@ buckets() {
   [[ $state == "$want" ]] || die "after bitmapd --buckets $dir $fam the family is '$state', not '$want'"
   log "  bitmapd --buckets $dir $fam: $((SECONDS - t0))s"
 }
+# layout_of STATE: the direction that leaves a family as STATE found it (in: on or
+# moving in; out: off or moving out); layout_words STATE says it for the notes.
+layout_of() { [[ $1 == on || $1 == moving_in ]] && echo in || echo out; }
+layout_words() { [[ $(layout_of "$1") == in ]] && echo "bucket rows" || echo "rows of their own"; }
 # bucket_rows KEYS_SQL: prints "own buckets": how many of the keys have rows of their
 # own (spilled ones included), and how many distinct bucket rows hold the others.
 bucket_rows() {
@@ -326,7 +330,7 @@ checkin_variant() { # LABEL BASE RATE PERMONTH
     "$W/checkin.rows" "user_id, sign_date, amount" "ADD PRIMARY KEY (id), ADD UNIQUE (user_id, sign_date)")
   [[ $rw_n == "$events" ]] || die "the check-in rows table has $rw_n rows, expected $events"
 
-  result "check-ins (002), $label" "user" "$(per "$bm_size" "$CI_USERS")" "$(per "$r_usage" "$CI_USERS")" \
+  result "check-ins (002), $label, in rows of their own" "user" "$(per "$bm_size" "$CI_USERS")" "$(per "$r_usage" "$CI_USERS")" \
     "$(per "$rw_size" "$CI_USERS")"
   CV+=("$label|$base|$events|$year_count|$(per "$r_usage" "$CI_USERS")|$(per "$rw_size" "$CI_USERS")")
   DETAILS+=("| check-ins, $label | $(thousands "$CI_USERS") users, $(thousands "$events") check-ins | $(thousands "$bm_rows") keys, bits $(thousands "$(per "$bm_bits" "$CI_USERS")") B/user | $(thousands "$r_keys") keys, \`used_memory\` +$(thousands "$(per "$r_used" "$CI_USERS")") B/user | $(thousands "$rw_n") rows |")
@@ -334,6 +338,7 @@ checkin_variant() { # LABEL BASE RATE PERMONTH
 }
 
 if [[ " $WORKLOADS " == *" checkin "* ]]; then
+  CI_FOUND=$(family_state checkin)
   buckets out checkin
   CV=() # "label|base|events|year count of user base|redis per user|rows per user" of each variant
   checkin_variant "~50% of days" 10000000 0.5 0
@@ -352,11 +357,11 @@ if [[ " $WORKLOADS " == *" checkin "* ]]; then
         die "in bucket rows, bitmapd holds $bm_rows check-in keys with $bm_card days ($own in rows of their own, $nbuckets bucket rows), expected $CI_USERS with $events in bucket rows"
       [[ $(curl -sf "$BENCH_HTTP/v1/users/$base/checkins?year=$YEAR" | jq -r .count) == "$year_count" ]] ||
         die "in bucket rows, GET /v1/users/$base/checkins?year=$YEAR no longer counts $year_count days"
-      result "check-ins (002), $label, in bucket rows" "user" "$(per "$bm_size" "$CI_USERS")" "$rd_per" "$rw_per"
+      result "check-ins (002), $label, in bucket rows (a new database's layout)" "user" "$(per "$bm_size" "$CI_USERS")" "$rd_per" "$rw_per"
       DETAILS+=("| check-ins, $label, in bucket rows | the same keys after \`bitmapd --buckets in checkin\` | $(thousands "$bm_rows") keys in $(thousands "$nbuckets") bucket rows, bits $(thousands "$(per "$bm_bits" "$CI_USERS")") B/user | as above | as above |")
     done
-    buckets out checkin
   fi
+  buckets "$(layout_of "$CI_FOUND")" checkin
   sparse_what=""
   ((CI_SPARSE == 0)) || sparse_what=" and from 11,000,000 (exactly $CI_SPARSE random days in each month)"
   LOADED+=("- **check-ins (seed 002)**: users from 10,000,000 (~50% of the days of $YEAR, each day" \
@@ -367,7 +372,8 @@ if [[ " $WORKLOADS " == *" checkin "* ]]; then
     "  \`(id bigint identity PRIMARY KEY, user_id bigint, sign_date date, amount int /* streak */," \
     "  UNIQUE (user_id, sign_date))\`.")
   ((BUCKETS == 0)) || LOADED+=("  Then the same keys were moved into bucket rows (\`bitmapd --buckets in checkin\`, README: 16 users a" \
-    "  row), measured again (\"in bucket rows\"; the Redis and row figures are the same data's), and moved out.")
+    "  row), measured again (\"in bucket rows\"; the Redis and row figures are the same data's), and left in" \
+    "  the layout the family was found in ($(layout_words "$CI_FOUND")).")
 fi
 
 # --- sparse message box (seed 000) ----------------------------------------------------------
@@ -425,6 +431,7 @@ if [[ " $WORKLOADS " == *" receipt "* ]]; then
   awk -f "$GEN" -v mode=receipt_events -v groups="$GROUPS_N" -v msgs="$GROUP_MSGS" -v members=$MEMBERS \
     -v gbase=$G_BASE -v mbase=$M_BASE -v rate=0.5 -v seed="$SEED" >"$ev"
   reads=$(grep -c ' R$' "$ev" || true)
+  RC_FOUND=$(family_state receipt)
   buckets out receipt
   log "receipts: $(thousands "$GROUPS_N") groups × $(thousands "$GROUP_MSGS") messages, $(thousands "$reads") read marks"
 
@@ -470,7 +477,7 @@ if [[ " $WORKLOADS " == *" receipt "* ]]; then
     "group_id bigint NOT NULL, message_id bigint NOT NULL, user_id bigint NOT NULL, read_at timestamptz" \
     "$W/receipt.rows" "group_id, message_id, user_id, read_at" "ADD PRIMARY KEY (group_id, message_id, user_id)")
   [[ $rw_n == $((MSGS * (MEMBERS - 1))) ]] || die "the receipt rows table has $rw_n rows, expected $((MSGS * (MEMBERS - 1)))"
-  result "200-member group receipts (001), ~half read" "message" "$(per "$bm_size" "$MSGS")" \
+  result "200-member group receipts (001), ~half read, in rows of their own" "message" "$(per "$bm_size" "$MSGS")" \
     "$(per "$r_usage" "$MSGS")" "$(per "$rw_size" "$MSGS")"
   DETAILS+=("| group receipts | $(thousands "$MSGS") messages in $(thousands "$GROUPS_N") groups of $MEMBERS, $(thousands "$reads") read marks | $(thousands "$bm_rows") keys, bits $(thousands "$(per "$bm_bits" "$MSGS")") B/message | $(thousands "$r_keys") keys of $r_strlen B, \`used_memory\` +$(thousands "$(per "$r_used" "$MSGS")") B/message | $(thousands "$rw_n") rows |")
   if ((BUCKETS)); then # the same keys again, moved into bucket rows
@@ -486,11 +493,11 @@ if [[ " $WORKLOADS " == *" receipt "* ]]; then
     read -r elig2 rd2 < <(curl -sf "$BENCH_HTTP/v1/groups/$G_BASE/messages/$M_BASE/receipts?list=read&limit=1" | jq -r '"\(.eligible) \(.read)"')
     [[ "$elig2 $rd2" == "$elig $rd" ]] ||
       die "in bucket rows, receipts of $RKEY over HTTP: eligible $elig2 read $rd2, before the move $elig $rd"
-    result "200-member group receipts (001), ~half read, in bucket rows" "message" "$(per "$bm_size" "$MSGS")" \
+    result "200-member group receipts (001), ~half read, in bucket rows (a new database's layout)" "message" "$(per "$bm_size" "$MSGS")" \
       "$(per "$r_usage" "$MSGS")" "$(per "$rw_size" "$MSGS")"
     DETAILS+=("| group receipts, in bucket rows | the same keys after \`bitmapd --buckets in receipt\` | $(thousands "$bm_rows") keys in $(thousands "$nbuckets") bucket rows, bits $(thousands "$(per "$bm_bits" "$MSGS")") B/message | as above | as above |")
-    buckets out receipt
   fi
+  buckets "$(layout_of "$RC_FOUND")" receipt
   LOADED+=("- **group receipts (seed 001)**: groups from $G_BASE with members $U_BASE + …, every member but the" \
     "  sender counted, each read with probability ½. bitmapd: \`R.SETINTARRAY group:{g}:msg:{m}\` with the" \
     "  receipts layout (bit 2k counted, 2k+1 read, 2s+1 the sender); the first message was built first through" \
@@ -498,7 +505,7 @@ if [[ " $WORKLOADS " == *" receipt "* ]]; then
     "  \`{u32 maxid, readbit[200], quitbit[200]}\` as one string per message under the same key (\`SETBIT\`," \
     "  \`BITFIELD SET u32 0 200\`). Rows: \`(group_id, message_id, user_id bigint, read_at timestamptz NULL," \
     "  PRIMARY KEY (group_id, message_id, user_id))\`, one per counted member.")
-  ((BUCKETS == 0)) || LOADED+=("  Then moved into bucket rows (\`bitmapd --buckets in receipt\`), measured again and moved out, as the check-ins.")
+  ((BUCKETS == 0)) || LOADED+=("  Then moved into bucket rows (\`bitmapd --buckets in receipt\`), measured again and left as found ($(layout_words "$RC_FOUND")), as the check-ins.")
   rcli FLUSHALL >/dev/null
   rm -f -- "$ev" "$W"/receipt.* "$W"/*.curl "$W"/*.codes
 fi

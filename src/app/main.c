@@ -299,6 +299,7 @@ int main(int argc, char **argv)
             rc = 2;
         } else if (mode == OPT_MIGRATE) {
             rc = migrate_run(cfg.pg_dsn, cfg.migrations_dir, cfg.sql_dir) ? 0 : 1;
+            if (rc == 0 && cfg.pg_migrate_buckets) bucketmove_defaults(cfg.pg_dsn, (size_t)cfg.pg_chunk_bytes);
         } else {
             rc = migrate_fold_flips(cfg.pg_dsn) ? 0 : 1;
         }

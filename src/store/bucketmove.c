@@ -48,6 +48,7 @@ struct mover {
     size_t empty_len;
     long buckets, keys, dropped;
     bool remaining; /* set_state found a row of the old home under the lock */
+    bool probe;     /* a pass only looks for a key to move: it stops at the first */
     char err[512];
 };
 
@@ -744,6 +745,12 @@ static bool pass(struct mover *m, long *found)
                 bkey = ref.bkey;
             }
             *found += bkey != NULL;
+            if (bkey && m->probe) {
+                PQclear(r);
+                free(done.h);
+                free(last);
+                return true;
+            }
             if (bkey && seen_add(&done, bkey) && !move_bucket(m, bkey)) {
                 PQclear(r);
                 free(done.h);
@@ -767,8 +774,9 @@ static bool pass(struct mover *m, long *found)
                      m->in ? "in" : "out", m->buckets, m->keys, m->dropped);
         }
     }
-    log_info("msg=\"pass done\" family=%d direction=%s rows=%ld buckets=%ld keys=%ld dropped=%ld ms=%lld", m->family,
-             m->in ? "in" : "out", *found, m->buckets, m->keys, m->dropped, (long long)(now_ms() - t0));
+    if (!m->probe)
+        log_info("msg=\"pass done\" family=%d direction=%s rows=%ld buckets=%ld keys=%ld dropped=%ld ms=%lld", m->family,
+                 m->in ? "in" : "out", *found, m->buckets, m->keys, m->dropped, (long long)(now_ms() - t0));
     free(done.h);
     free(last);
     return true;
@@ -787,6 +795,71 @@ static bool passes(struct mover *m)
     return true;
 }
 
+/* Connects and takes the movers' lock (one at a time); m->err says why not. */
+static bool mover_open(struct mover *m, const char *dsn)
+{
+    const char *kw[] = {"dbname", "application_name", NULL}, *val[] = {dsn, "bitmapd-buckets", NULL};
+    m->pg = PQconnectdbParams(kw, val, 1);
+    roaring_bitmap_t *e = roaring_bitmap_create();
+    bool ok = e && codec_encode(e, &m->empty, &m->empty_len);
+    if (e) roaring_bitmap_free(e);
+    if (!ok) {
+        snprintf(m->err, sizeof(m->err), "out of memory");
+        return false;
+    }
+    if (PQstatus(m->pg) != CONNECTION_OK) {
+        snprintf(m->err, sizeof(m->err), "cannot connect: %s", PQerrorMessage(m->pg));
+        m->err[strcspn(m->err, "\n")] = '\0';
+        return false;
+    }
+    /* A bucket's commit does not wait for its WAL to reach the disk: a crash may lose
+     * the last moves, never a write acknowledged to a client, whose own commit (a
+     * later record of the same WAL) flushes them first. It saves a flush a bucket. */
+    PQclear(PQexec(m->pg, "SET client_min_messages = warning"));
+    PQclear(PQexec(m->pg, "SET synchronous_commit = off"));
+    PQclear(PQexec(m->pg, "SET lock_timeout = '5s'"));
+    PGresult *lk = query(m, "SELECT pg_try_advisory_lock(7355611)", 0, NULL, NULL); /* one mover at a time */
+    ok = lk && PQgetvalue(lk, 0, 0)[0] == 1;
+    PQclear(lk);
+    if (!ok && !m->err[0]) snprintf(m->err, sizeof(m->err), "another bitmapd --buckets is running");
+    return ok;
+}
+
+static void mover_close(struct mover *m)
+{
+    free(m->empty);
+    PQfinish(m->pg);
+}
+
+/* Moves m->family in (or out) from whatever state it is in; *already says it was
+ * there before. */
+static bool move_family(struct mover *m, bool *already)
+{
+    const char *moving = state_after(m->in, true), *done = state_after(m->in, false);
+    const char *from_start[] = {state_after(!m->in, false), state_after(!m->in, true), NULL};
+    char was[32] = "";
+    *already = false;
+    if (!set_state(m, moving, from_start, was, sizeof(was))) return false;
+    if (strcmp(was, done) == 0) {
+        *already = true;
+        return true;
+    }
+    const char *from_moving[] = {moving, NULL};
+    bool ok = take_epoch(m) && wait_instances(m) && passes(m);
+    bool flipped = false;
+    for (int i = 0; ok && !flipped && i < 3; i++) {
+        flipped = set_state(m, done, from_moving, was, sizeof(was));
+        if (!flipped) ok = m->remaining && passes(m);
+    }
+    ok = ok && flipped && strcmp(was, moving) == 0 && take_epoch(m);
+    if (ok && !wait_instances(m)) /* done; an instance behind only sees it later */
+        log_warn("msg=\"%s\"", m->err);
+    if (!ok && !m->err[0])
+        snprintf(m->err, sizeof(m->err), "the state of family %s changed to '%s' meanwhile",
+                 bucket_family_name((enum bucket_family)m->family), was);
+    return ok;
+}
+
 int bucketmove_main(const char *dsn, size_t chunk_bytes, const char *dir, const char *family, int wait_s)
 {
     struct mover m = {.in = dir && strcmp(dir, "in") == 0, .wait_s = wait_s > 0 ? wait_s : 60,
@@ -801,54 +874,81 @@ int bucketmove_main(const char *dsn, size_t chunk_bytes, const char *dir, const 
         fprintf(stderr, "bitmapd: no family '%s' (checkin or receipt)\n", family);
         return 2;
     }
-    const char *kw[] = {"dbname", "application_name", NULL}, *val[] = {dsn, "bitmapd-buckets", NULL};
-    m.pg = PQconnectdbParams(kw, val, 1);
-    roaring_bitmap_t *e = roaring_bitmap_create();
-    bool ok = e && codec_encode(e, &m.empty, &m.empty_len);
-    if (e) roaring_bitmap_free(e);
-    if (!ok) {
-        fprintf(stderr, "bitmapd: out of memory\n");
-    } else if (PQstatus(m.pg) != CONNECTION_OK) {
-        fprintf(stderr, "bitmapd: cannot connect: %s", PQerrorMessage(m.pg));
-        ok = false;
-    } else {
-        const char *moving = state_after(m.in, true), *done = state_after(m.in, false);
-        const char *from_start[] = {state_after(!m.in, false), state_after(!m.in, true), NULL};
-        char was[32] = "";
-        /* A bucket's commit does not wait for its WAL to reach the disk: a crash may lose
-         * the last moves, never a write acknowledged to a client, whose own commit (a
-         * later record of the same WAL) flushes them first. It saves a flush a bucket. */
-        PQclear(PQexec(m.pg, "SET client_min_messages = warning"));
-        PQclear(PQexec(m.pg, "SET synchronous_commit = off"));
-        PQclear(PQexec(m.pg, "SET lock_timeout = '5s'"));
-        PGresult *lk = query(&m, "SELECT pg_try_advisory_lock(7355611)", 0, NULL, NULL); /* one mover at a time */
-        ok = lk && PQgetvalue(lk, 0, 0)[0] == 1;
-        PQclear(lk);
-        if (!ok && !m.err[0]) snprintf(m.err, sizeof(m.err), "another bitmapd --buckets is running");
-        ok = ok && set_state(&m, moving, from_start, was, sizeof(was));
-        if (ok && strcmp(was, done) == 0) {
-            printf("family %s is %s already\n", family, done);
-        } else if (ok) {
-            const char *from_moving[] = {moving, NULL};
-            ok = take_epoch(&m) && wait_instances(&m) && passes(&m);
-            bool flipped = false;
-            for (int i = 0; ok && !flipped && i < 3; i++) {
-                flipped = set_state(&m, done, from_moving, was, sizeof(was));
-                if (!flipped) ok = m.remaining && passes(&m);
-            }
-            ok = ok && flipped && strcmp(was, moving) == 0 && take_epoch(&m);
-            if (ok && !wait_instances(&m)) /* done; an instance behind only sees it later */
-                log_warn("msg=\"%s\"", m.err);
-            if (ok)
-                printf("family %s is %s (bucket epoch %lld): %ld buckets %s, %ld keys moved, %ld rows without a "
-                       "key dropped\n",
-                       family, done, (long long)m.epoch, m.buckets, m.in ? "written" : "emptied", m.keys, m.dropped);
-            else if (!m.err[0])
-                snprintf(m.err, sizeof(m.err), "the state of family %s changed to '%s' meanwhile", family, was);
-        }
-        if (!ok) fprintf(stderr, "bitmapd: --buckets %s %s: %s\n", dir, family, m.err);
-    }
-    free(m.empty);
-    PQfinish(m.pg);
+    bool already = false, ok = mover_open(&m, dsn) && move_family(&m, &already);
+    if (ok && already)
+        printf("family %s is %s already\n", family, state_after(m.in, false));
+    else if (ok)
+        printf("family %s is %s (bucket epoch %lld): %ld buckets %s, %ld keys moved, %ld rows without a "
+               "key dropped\n",
+               family, state_after(m.in, false), (long long)m.epoch, m.buckets, m.in ? "written" : "emptied", m.keys,
+               m.dropped);
+    else
+        fprintf(stderr, "bitmapd: --buckets %s %s: %s\n", dir, family, m.err);
+    mover_close(&m);
     return ok ? 0 : 1;
+}
+
+/* A family that has never moved (generation 0), is off, and has no key yet (no own
+ * row of a member, nothing in the write-behind log), in a database no bitmapd
+ * instance is connected to, goes into buckets: the layout a new database starts with
+ * (docs/design.md, "Bucket rows by default"). Anything else is left as it is, and
+ * said. Never fails the migration: a move that fails is said, and `bitmapd --buckets
+ * in FAMILY` finishes it. */
+void bucketmove_defaults(const char *dsn, size_t chunk_bytes)
+{
+    struct mover m = {.in = true, .wait_s = 10, .chunk_bytes = chunk_bytes};
+    if (!mover_open(&m, dsn)) {
+        log_warn("msg=\"families keep their layout\" reason=\"%s\"", m.err);
+        mover_close(&m);
+        return;
+    }
+    for (int f = 1; f < BUCKET_FAMILIES; f++) {
+        const char *name = bucket_family_name((enum bucket_family)f);
+        char fam[8];
+        snprintf(fam, sizeof(fam), "%d", f);
+        const char *v[1] = {fam};
+        PGresult *r = query(&m,
+                            "SELECT state, gen::int8,"
+                            "       (SELECT count(*) FROM pg_stat_activity"
+                            "         WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                            "           AND (application_name = 'bitmapd' OR application_name LIKE 'bitmapd e=%'))::int8,"
+                            "       (SELECT count(*) FROM (SELECT 1 FROM bitmapd.wlog LIMIT 1) l)::int8"
+                            "  FROM bitmapd.bucket_state WHERE family = $1::int2",
+                            1, v, NULL);
+        if (!r || PQntuples(r) != 1) {
+            log_warn("msg=\"family keeps its layout\" family=%s reason=\"%s\"", name,
+                     r ? "not in bitmapd.bucket_state" : m.err);
+            PQclear(r);
+            continue;
+        }
+        bool off = strcmp(PQgetvalue(r, 0, 0), "off") == 0;
+        int64_t gen = db_value_int8(r, 0, 1), sessions = db_value_int8(r, 0, 2), logged = db_value_int8(r, 0, 3);
+        PQclear(r);
+        if (!off || gen > 0) continue; /* on already, or an operator's choice */
+        long found = 0;
+        m.family = f;
+        m.probe = true;
+        bool probed = pass(&m, &found);
+        m.probe = false;
+        const char *why = !probed ? m.err
+                          : found ? "it has keys in rows of their own"
+                          : sessions ? "bitmapd instances are connected"
+                          : logged ? "the write-behind log holds writes"
+                                   : NULL;
+        if (why) {
+            log_info("msg=\"family stays in rows of their own\" family=%s reason=\"%s\" "
+                     "hint=\"bitmapd --buckets in %s moves it\"",
+                     name, why, name);
+            continue;
+        }
+        bool already;
+        m.buckets = m.keys = m.dropped = 0;
+        if (move_family(&m, &already))
+            log_info("msg=\"family in bucket rows\" family=%s epoch=%lld", name, (long long)m.epoch);
+        else
+            log_warn("msg=\"family not moved into bucket rows\" family=%s reason=\"%s\" "
+                     "hint=\"bitmapd --buckets in %s finishes it\"",
+                     name, m.err, name);
+    }
+    mover_close(&m);
 }

@@ -11,4 +11,9 @@
  * reason on stderr; a new run goes on), 2 usage. */
 int bucketmove_main(const char *dsn, size_t chunk_bytes, const char *dir, const char *family, int wait_s);
 
+/* After --migrate: each family never moved, with no key yet, in a database no
+ * instance is connected to, goes into bucket rows (new databases start that way).
+ * Says what it did or why not in the log; never fails. */
+void bucketmove_defaults(const char *dsn, size_t chunk_bytes);
+
 #endif

@@ -318,8 +318,8 @@ super_psql() {
   fi
 }
 
-# own_database PREFIX — a database of the test's own (PREFIX_$$) on the suite's cluster,
-# made by its superuser (BITMAPD_PGDIR), with the roles and migrations: sets DB,
+# own_database PREFIX [OPTION…] — a database of the test's own (PREFIX_$$) on the suite's cluster,
+# made by its superuser (BITMAPD_PGDIR), with the roles and migrations (`bitmapd OPTION… --migrate`): sets DB,
 # OWNER_DSN and APP_DSN and exports BITMAPD_DSN=APP_DSN. For tests that change what
 # every other test would see (a move of keys turns a guard on for good). Returns 1
 # after a failed check when it cannot be made; drop_own_database drops it. Without the
@@ -345,7 +345,7 @@ own_database() {
   OWNER_DSN=${BITMAPD_OWNER_DSN/dbname=bitmapd/dbname=$DB}
   APP_DSN=${BITMAPD_DSN/dbname=bitmapd/dbname=$DB}
   export BITMAPD_DSN=$APP_DSN
-  BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --migrate >"$t/migrate.log" 2>&1 || rc=$?
+  BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" "${@:2}" --migrate >"$t/migrate.log" 2>&1 || rc=$?
   check "bitmapd --migrate on the test's database" 0 "$rc"
 }
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# test_bucket_default.sh — the layout `bitmapd --migrate` gives a database's key
+# families (src/store/bucketmove.c, bucketmove_defaults; docs/design.md, "Bucket rows by
+# default"), on databases of its own (a move turns the guard on for good):
+#  1. a new database: both families in bucket rows, each moved once (generation 2); a
+#     check-in and a receipt written through the service land in bucket rows and read
+#     back; a second --migrate changes nothing;
+#  2. a family an operator moved out stays out through the next --migrate;
+#  3. a database whose families were left alone ([postgres] migrate_buckets = 0) and
+#     that then holds a check-in key: --migrate while an instance is connected moves
+#     nothing and says why; once it stopped, the receipts (no key) go in and the
+#     check-ins (a key in a row of its own) stay, said with the command that moves them,
+#     and the key still reads as written.
+# Needs the superuser of the suite's cluster (BITMAPD_PGDIR) to make the databases.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+source tests/integration/lib.sh
+
+T=$BITMAPD_TEST_TMP
+# shellcheck disable=SC2317  # invoked by trap
+cleanup() {
+  local p
+  for p in "${!_SERVICE_PIDS[@]}"; do stop_service "$p"; done
+  drop_own_database
+}
+trap cleanup EXIT
+sql() { psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
+states() { sql "SELECT string_agg(name || '=' || state || '/' || gen, ' ' ORDER BY family) FROM bitmapd.bucket_state"; }
+migrate() { # bitmapd --migrate as the owner; output in $T/migrate.out
+  local rc=0
+  BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --migrate >"$T/migrate.out" 2>&1 || rc=$?
+  check "bitmapd --migrate exits 0" 0 "$rc"
+}
+SAVED_DSN=$BITMAPD_DSN
+
+# ---- 1. a new database ----------------------------------------------------------------------
+own_database bucket_default || finish
+check "a new database: both families in bucket rows, moved once" "checkin=on/2 receipt=on/2" "$(states)"
+check_match "its migration said so" 'family in bucket rows.*family=checkin' "$(cat "$T/migrate.log")"
+migrate
+check "a second --migrate changes nothing" "checkin=on/2 receipt=on/2" "$(states)"
+
+start_service || finish
+check "a check-in over RESP" 0 "$(redis-cli -h 127.0.0.1 -p "$RPORT" SETBIT checkin:4242 300 1)"
+check "a receipt over RESP" 0 "$(redis-cli -h 127.0.0.1 -p "$RPORT" SETBIT group:77:msg:5 3 1)"
+check "both read back" "1 1" \
+  "$(redis-cli -h 127.0.0.1 -p "$RPORT" GETBIT checkin:4242 300) $(redis-cli -h 127.0.0.1 -p "$RPORT" GETBIT group:77:msg:5 3)"
+wlog_fold
+check "they are members of bucket rows, no row of their own" "2|0" \
+  "$(sql "SELECT (SELECT count(*) FROM bitmapd.bitmaps WHERE bucket > 0),
+                 (SELECT count(*) FROM bitmapd.bitmaps WHERE key IN ('checkin:4242', 'group:77:msg:5'))")"
+check "bitmapd.values lists both" "checkin:4242 group:77:msg:5" \
+  "$(sql "SELECT string_agg(convert_from(key, 'UTF8'), ' ' ORDER BY key) FROM bitmapd.values")"
+stop_service
+
+# ---- 2. an operator's choice stays --------------------------------------------------------
+rc=0
+BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --buckets out checkin >"$T/mover.out" 2>&1 || rc=$?
+check "the check-ins move out" 0 "$rc"
+migrate
+check "--migrate leaves a family an operator moved out where it is" "checkin=off/4 receipt=on/2" "$(states)"
+drop_own_database
+BITMAPD_DSN=$SAVED_DSN
+
+# ---- 3. a database whose families hold keys -------------------------------------------------
+own_database bucket_default_keys --set postgres.migrate_buckets=0 || finish
+check "migrate_buckets = 0: the families stay as they are" "checkin=off/0 receipt=off/0" "$(states)"
+start_service || finish
+check "a check-in over RESP, in a row of its own" "0 " \
+  "$(redis-cli -h 127.0.0.1 -p "$RPORT" SETBIT checkin:9 5 1) $(sql "SELECT bucket FROM bitmapd.bitmaps WHERE key = 'checkin:9'")"
+migrate
+check "with an instance connected, --migrate moves nothing" "checkin=off/0 receipt=off/0" "$(states)"
+check_match "... and says why" 'family=receipt reason="bitmapd instances are connected"' "$(cat "$T/migrate.out")"
+stop_service
+migrate
+check "stopped: the receipts go in, the check-ins (a key) stay" "checkin=off/0 receipt=on/2" "$(states)"
+check_match "... said with the command that moves them" \
+  'family=checkin reason="it has keys in rows of their own" hint="bitmapd --buckets in checkin moves it"' \
+  "$(cat "$T/migrate.out")"
+start_service || finish
+check "the check-in still reads as written" "1 1" \
+  "$(redis-cli -h 127.0.0.1 -p "$RPORT" GETBIT checkin:9 5) $(redis-cli -h 127.0.0.1 -p "$RPORT" BITCOUNT checkin:9)"
+stop_service
+
+finish
