@@ -349,6 +349,14 @@ own_database() {
   check "bitmapd --migrate on the test's database" 0 "$rc"
 }
 
+# own_database_cleanup — the EXIT trap of a test of own_database: stops the instances
+# it started and drops its database.
+own_database_cleanup() {
+  local p
+  for p in "${!_SERVICE_PIDS[@]}"; do stop_service "$p"; done
+  drop_own_database
+}
+
 drop_own_database() {
   [[ -n ${DB:-} ]] && super_psql "$BITMAPD_PGDIR" postgres >/dev/null 2>&1 <<<"DROP DATABASE IF EXISTS \"$DB\" WITH (FORCE)"
 }

@@ -17,13 +17,7 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/integration/lib.sh
 
 T=$BITMAPD_TEST_TMP
-# shellcheck disable=SC2317  # invoked by trap
-cleanup() {
-  local p
-  for p in "${!_SERVICE_PIDS[@]}"; do stop_service "$p"; done
-  drop_own_database
-}
-trap cleanup EXIT
+trap own_database_cleanup EXIT
 sql() { psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 states() { sql "SELECT string_agg(name || '=' || state || '/' || gen, ' ' ORDER BY family) FROM bitmapd.bucket_state"; }
 migrate() { # bitmapd --migrate as the owner; output in $T/migrate.out

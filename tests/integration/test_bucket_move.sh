@@ -25,10 +25,8 @@ source tests/integration/lib.sh
 T=$BITMAPD_TEST_TMP
 # shellcheck disable=SC2317  # invoked by trap
 cleanup() {
-  local p
-  for p in "${!_SERVICE_PIDS[@]}"; do stop_service "$p"; done
   [[ -n ${HOLD_PID:-} ]] && kill "$HOLD_PID" 2>/dev/null
-  drop_own_database
+  own_database_cleanup
 }
 trap cleanup EXIT
 # a database whose families never moved (epoch 0), as one made before migration 0016

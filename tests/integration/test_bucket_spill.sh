@@ -31,13 +31,7 @@ cd "$(dirname "$0")/../.." || exit 1
 source tests/integration/lib.sh
 
 T=$BITMAPD_TEST_TMP
-# shellcheck disable=SC2317  # invoked by trap
-cleanup() {
-  local p
-  for p in "${!_SERVICE_PIDS[@]}"; do stop_service "$p"; done
-  drop_own_database
-}
-trap cleanup EXIT
+trap own_database_cleanup EXIT
 own_database bucket_spill || finish
 sql() { psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 -c "$1" 2>&1; }
 mover() { # in|out FAMILY — output in $T/mover.out
