@@ -136,8 +136,9 @@ bool migrate_fold_flips(const char *dsn)
     bool ok = PQstatus(pg) == CONNECTION_OK;
     if (!ok)
         log_error("msg=\"cannot connect\" error=\"%s\"", PQerrorMessage(pg));
-    else
-        ok = relayout_fold_flips(pg);
+    else /* it rewrites rows of keys: as a session that knows where the families are */
+        ok = exec_ok(pg, "SELECT set_config('bitmapd.bucket_epoch', bitmapd.bucket_epoch()::text, false)", "epoch") &&
+             relayout_fold_flips(pg);
     PQfinish(pg);
     return ok;
 }

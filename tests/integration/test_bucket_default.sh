@@ -5,12 +5,14 @@
 #  1. a new database: both families in bucket rows, each moved once (generation 2); a
 #     check-in and a receipt written through the service land in bucket rows and read
 #     back; a second --migrate changes nothing;
+#     bitmapd --fold-flips, run without the suite's PGOPTIONS, folds the flips of a
+#     chunked key in a family's key range (it acts on the bucket epoch as --migrate does);
 #  2. a family an operator moved out stays out through the next --migrate;
 #  3. a database whose families were left alone ([postgres] migrate_buckets = 0) and
 #     that then holds a check-in key: --migrate while an instance is connected moves
-#     nothing and says why; once it stopped, the receipts (no key) go in and the
-#     check-ins (a key in a row of its own) stay, said with the command that moves them,
-#     and the key still reads as written.
+#     nothing and says why; once it stopped, a receipt family that a default move left
+#     moving in (generation 1) is finished, and the check-ins (a key in a row of its
+#     own) stay, said with the command that moves them; the key still reads as written.
 # Needs the superuser of the suite's cluster (BITMAPD_PGDIR) to make the databases.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -45,7 +47,20 @@ check "they are members of bucket rows, no row of their own" "2|0" \
                  (SELECT count(*) FROM bitmapd.bitmaps WHERE key IN ('checkin:4242', 'group:77:msg:5'))")"
 check "bitmapd.values lists both" "checkin:4242 group:77:msg:5" \
   "$(sql "SELECT string_agg(convert_from(key, 'UTF8'), ' ' ORDER BY key) FROM bitmapd.values")"
+# a chunked key in the group: range (not a receipt) with flips in its head
+head -c 100000 /dev/urandom >"$T/big"
+redis-cli -h 127.0.0.1 -p "$RPORT" -x SET group:42:big <"$T/big" >/dev/null
+for o in 5 70001 500000; do redis-cli -h 127.0.0.1 -p "$RPORT" SETBIT group:42:big "$o" 1 >/dev/null; done
+wlog_fold
+check "group:42:big is chunked, with flips" "t|t" \
+  "$(sql "SELECT octet_length(bits) = 0, flips IS NOT NULL FROM bitmapd.bitmaps WHERE key = 'group:42:big'")"
 stop_service
+wait_for "no bitmapd session is connected" \
+  "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'bitmapd%' AND pid <> pg_backend_pid()\") == 0 ]]"
+rc=0
+(env -u PGOPTIONS BITMAPD_DSN="$OWNER_DSN" "$BITMAPD_BIN" --fold-flips >"$T/fold.out" 2>&1) || rc=$?
+check "bitmapd --fold-flips, on its own epoch, folds a family range's key: exit 0, no flips left" "0|f" \
+  "$rc|$(sql "SELECT flips IS NOT NULL FROM bitmapd.bitmaps WHERE key = 'group:42:big'")"
 
 # ---- 2. an operator's choice stays --------------------------------------------------------
 rc=0
@@ -66,8 +81,12 @@ migrate
 check "with an instance connected, --migrate moves nothing" "checkin=off/0 receipt=off/0" "$(states)"
 check_match "... and says why" 'family=receipt reason="bitmapd instances are connected"' "$(cat "$T/migrate.out")"
 stop_service
+wait_for "no bitmapd session is connected" \
+  "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'bitmapd%' AND pid <> pg_backend_pid()\") == 0 ]]"
+# as a default move stopped part way leaves a family
+sql "UPDATE bitmapd.bucket_state SET state = 'moving_in', gen = 1 WHERE name = 'receipt'" >/dev/null
 migrate
-check "stopped: the receipts go in, the check-ins (a key) stay" "checkin=off/0 receipt=on/2" "$(states)"
+check "stopped: the receipts' move is finished, the check-ins (a key) stay" "checkin=off/0 receipt=on/2" "$(states)"
 check_match "... said with the command that moves them" \
   'family=checkin reason="it has keys in rows of their own" hint="bitmapd --buckets in checkin moves it"' \
   "$(cat "$T/migrate.out")"
