@@ -68,7 +68,9 @@
 #   BENCH_STORAGE_SEED [1]                random seed of the generated data
 #   BENCH_STORAGE_STEP_TIMEOUT [300]      seconds any one load may take
 #   BENCH_STORAGE_BUCKETS [1]             measure check-ins and receipts in bucket rows too
-#                                         (needs BENCH_BIN, the bitmapd binary; 0: skip)
+#                                         (0: skip). Moving a family needs BENCH_BIN (the
+#                                         bitmapd binary): on a new database, whose families
+#                                         are in bucket rows, even with 0
 set -euo pipefail
 
 ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)

@@ -295,6 +295,7 @@ LANGUAGE sql STABLE STRICT AS $$
            e.nbytes, e.expire_ms, b.key
       FROM bitmapd.bucket_of(k) r
       JOIN bitmapd.bitmaps b ON b.key = r.bucket_key AND b.bucket = r.family
+                            AND b.bucket > 0 -- a scan-level condition: only bucket rows are parsed
      CROSS JOIN LATERAL bitmapd._bucket_entries(b.bits) e
      WHERE e.slot = r.slot AND NOT e.stub AND e.family = b.bucket
 $$;

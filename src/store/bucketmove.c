@@ -809,7 +809,7 @@ static bool mover_open(struct mover *m, const char *dsn)
     }
     if (PQstatus(m->pg) != CONNECTION_OK) {
         snprintf(m->err, sizeof(m->err), "cannot connect: %s", PQerrorMessage(m->pg));
-        m->err[strcspn(m->err, "\n")] = '\0';
+        for (char *c = m->err; (c = strchr(c, '\n'));) *c = ' '; /* libpq's lines, on one */
         return false;
     }
     /* A bucket's commit does not wait for its WAL to reach the disk: a crash may lose
@@ -891,9 +891,11 @@ int bucketmove_main(const char *dsn, size_t chunk_bytes, const char *dir, const 
 /* A family that has never moved (generation 0), is off, and has no key yet (no own
  * row of a member, nothing in the write-behind log), in a database no bitmapd
  * instance is connected to, goes into buckets: the layout a new database starts with
- * (docs/design.md, "Bucket rows by default"). Anything else is left as it is, and
- * said. Never fails the migration: a move that fails is said, and `bitmapd --buckets
- * in FAMILY` finishes it. */
+ * (docs/design.md, "Bucket rows by default"). So does one that such a move left
+ * moving in (generation 1: stopped part way), under the same conditions. Anything else
+ * is left as it is, and said; a family found moving is said at every run. Never fails
+ * the migration: a move that fails is said, and `bitmapd --buckets in FAMILY`
+ * finishes it. */
 void bucketmove_defaults(const char *dsn, size_t chunk_bytes)
 {
     struct mover m = {.in = true, .wait_s = 10, .chunk_bytes = chunk_bytes};
@@ -907,6 +909,7 @@ void bucketmove_defaults(const char *dsn, size_t chunk_bytes)
         char fam[8];
         snprintf(fam, sizeof(fam), "%d", f);
         const char *v[1] = {fam};
+        m.err[0] = '\0';
         PGresult *r = query(&m,
                             "SELECT state, gen::int8,"
                             "       (SELECT count(*) FROM pg_stat_activity"
@@ -921,24 +924,38 @@ void bucketmove_defaults(const char *dsn, size_t chunk_bytes)
             PQclear(r);
             continue;
         }
-        bool off = strcmp(PQgetvalue(r, 0, 0), "off") == 0;
+        char state[16];
+        snprintf(state, sizeof(state), "%s", PQgetvalue(r, 0, 0));
         int64_t gen = db_value_int8(r, 0, 1), sessions = db_value_int8(r, 0, 2), logged = db_value_int8(r, 0, 3);
         PQclear(r);
-        if (!off || gen > 0) continue; /* on already, or an operator's choice */
+        bool fresh = strcmp(state, "off") == 0 && gen == 0, stopped = strcmp(state, "moving_in") == 0 && gen == 1;
+        if (!fresh && !stopped) {
+            if (strncmp(state, "moving", 6) == 0)
+                log_warn("msg=\"family is between layouts\" family=%s state=%s "
+                         "hint=\"bitmapd --buckets %s %s finishes the move\"",
+                         name, state, strcmp(state, "moving_in") == 0 ? "in" : "out", name);
+            continue; /* on already, or an operator's choice */
+        }
         long found = 0;
-        m.family = f;
-        m.probe = true;
-        bool probed = pass(&m, &found);
-        m.probe = false;
-        const char *why = !probed ? m.err
-                          : found ? "it has keys in rows of their own"
-                          : sessions ? "bitmapd instances are connected"
+        const char *why = sessions ? "bitmapd instances are connected"
                           : logged ? "the write-behind log holds writes"
                                    : NULL;
+        if (!why) {
+            m.family = f;
+            m.probe = true;
+            bool probed = pass(&m, &found);
+            m.probe = false;
+            why = !probed ? m.err : found ? "it has keys in rows of their own" : NULL;
+        }
         if (why) {
-            log_info("msg=\"family stays in rows of their own\" family=%s reason=\"%s\" "
-                     "hint=\"bitmapd --buckets in %s moves it\"",
-                     name, why, name);
+            if (stopped)
+                log_warn("msg=\"family is between layouts\" family=%s state=%s reason=\"%s\" "
+                         "hint=\"bitmapd --buckets in %s finishes the move\"",
+                         name, state, why, name);
+            else
+                log_info("msg=\"family stays in rows of their own\" family=%s reason=\"%s\" "
+                         "hint=\"bitmapd --buckets in %s moves it\"",
+                         name, why, name);
             continue;
         }
         bool already;

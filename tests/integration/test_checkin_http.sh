@@ -86,7 +86,7 @@ check "a user with no check-ins: year count 0, longest 0" "200 0 0" "$HTTP_STATU
 http GET "/v1/users/$F/checkins/streak?date=2024-02-29"
 check "a user with no check-ins: streak 0" "200 false 0 0" \
   "$HTTP_STATUS $(jget '"\(.checked_in) \(.streak) \(.streak_before)"')"
-check "reads create no row" 0 "$(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE key = bitmapd.checkin_key($F)")"
+check "reads create no row" 0 "$(sql "SELECT count(*) FROM bitmapd.value_of(bitmapd.checkin_key($F))")"
 
 # --- leap-year calendars ---------------------------------------------------------------------------
 for spec in 2024-02:29 2023-02:28 2100-02:28 2000-02:29 2024-04:30 2024-12:31 1970-01:31 9999-12:31; do
@@ -221,7 +221,7 @@ http POST "/v1/users/$E/checkins" "{\"date\": \"$TODAY\", \"date\": \"$TODAY\"}"
 expect_error "POST a duplicate key" 400 invalid_json
 http POST "/v1/users/$E/checkins?date=$TODAY" '{}'
 expect_error "POST unknown query parameter" 400 invalid_parameter
-check "no row was written by a rejected request" 0 "$(sql "SELECT count(*) FROM bitmapd.bitmaps WHERE key = bitmapd.checkin_key($E)")"
+check "no row was written by a rejected request" 0 "$(sql "SELECT count(*) FROM bitmapd.value_of(bitmapd.checkin_key($E))")"
 
 # future and too old, each against "today" read just before and after the request
 future_or_old() { # NAME DATE STATUS_IF_TODAY_IS... — checks the answer against the dates around it
@@ -420,8 +420,8 @@ check "a POSIX zone rule is accepted" 0 "$rc"
 use_main
 
 # --- a corrupt row ---------------------------------------------------------------------------------------
-# The key's own row: its checksum column made wrong. In a bucket row (migrations/0015,
-# make integration-buckets): one byte of the key's value flipped, which its entry's
+# The key's own row (make integration-own-rows): its checksum column made wrong. In a bucket row (migrations/0015,
+# the default layout): one byte of the key's value flipped, which its entry's
 # checksum catches; a neighbour in the same bucket must stay readable.
 K=$(uid 15)
 KN=$((K ^ 1)) # the same bucket (16 keys: user >> 4)
@@ -499,7 +499,7 @@ PY
   out=$(psql "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" -XAtq -v ON_ERROR_STOP=1 <<SQL 2>&1
 CREATE TEMP TABLE m (LIKE bitmapd.bitmaps INCLUDING ALL);
 SELECT pg_total_relation_size('m');
--- the users' own rows, or the bucket rows that hold them (make integration-buckets)
+-- the users' bucket rows (the default layout), or their own rows (make integration-own-rows)
 INSERT INTO m SELECT * FROM bitmapd.bitmaps
  WHERE key >= convert_to('checkin:', 'UTF8') AND key < convert_to('checkin;', 'UTF8')
    AND (bitmapd.checkin_user_of(key) BETWEEN $lo AND $hi

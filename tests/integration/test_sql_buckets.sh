@@ -274,7 +274,7 @@ expect "bitmapd._reserved_keys (the migration's check) finds a key row with a bu
     "$(sql <<<"SELECT string_agg(convert_from(k, 'UTF8'), ' ') FROM bitmapd._reserved_keys(10) k")"
 sql <<<"DELETE FROM bitmapd.bitmaps WHERE key = 'checkin:~424242'" >/dev/null
 if [[ $(sql <<<"SELECT state FROM bitmapd.bucket_state WHERE name = 'checkin'") == on ]]; then
-    # make integration-buckets: the family's keys live in bucket rows
+    # the default layout (not make integration-own-rows): the family's keys live in bucket rows
     expect "$K, a key of the family, is in its bucket row checkin:~98765375" "$K|checkin:~98765375|1" \
         "$(sql <<<"SELECT convert_from(key, 'UTF8'), convert_from(bucket_key, 'UTF8'), cardinality FROM bitmapd.value_of('$K')")"
     expect "GETBIT of the bucket's name, now cached: still refused" "reserved" \
