@@ -441,6 +441,22 @@ void db_bind_session(struct db_job *job)
     job->bound_gen = job->db->session_gen;
 }
 
+/* An idle session behind the last db_set_session() takes the settings now. One that
+ * was busy when they changed was skipped there, and on a quiet instance it may get no
+ * job for a long time: `bitmapd --buckets` waits for every session to show the new
+ * epoch, and gave up after 60 s on one left so (two state reads in flight, one of
+ * them on it, when a new epoch came; the first answer set the idle sessions). Called
+ * wherever a session goes idle, after the waiting jobs had their turn. */
+static void conn_catch_up(struct db_conn *c)
+{
+    struct db *db = c->db;
+    if (c->state != CONN_IDLE || c->job || !db->session_sql || c->session_gen == db->session_gen ||
+        (c->listener && !db->listen_up))
+        return;
+    struct db_job *set = session_job(db);
+    if (set) conn_run(c, set);
+}
+
 void db_set_session(struct db *db, const char *sql)
 {
     char *copy = strdup(sql);
@@ -452,13 +468,10 @@ void db_set_session(struct db *db, const char *sql)
     db->session_sql = copy;
     db->session_gen++;
     /* idle sessions take them now (an operator waits for them in pg_stat_activity);
-     * busy ones before their next job */
+     * busy ones before their next job, or once they are idle again (conn_catch_up) */
     for (int i = -1; i < db->nconns; i++) {
         struct db_conn *c = i < 0 ? db->listen : &db->conns[i];
-        if (!c || c->state != CONN_IDLE || c->job || (c->listener && !db->listen_up)) continue;
-        struct db_job *set = session_job(db);
-        if (!set) return;
-        conn_run(c, set);
+        if (c) conn_catch_up(c);
     }
 }
 
@@ -588,6 +601,7 @@ static void conn_run(struct db_conn *c, struct db_job *job)
             conn_arm(c, EV_READ, 0);
         }
         if (!c->listener) db_dispatch(db);
+        conn_catch_up(c);
         return;
     }
     conn_set_state(c, CONN_BUSY);
@@ -670,6 +684,7 @@ static void conn_read_busy(struct db_conn *c)
                 conn_arm(c, EV_READ, 0);
                 if (!c->listener) db_dispatch(c->db);
                 conn_drain_notifies(c);
+                conn_catch_up(c); /* settings newer than these came meanwhile */
             }
             return;
         }
@@ -681,6 +696,7 @@ static void conn_read_busy(struct db_conn *c)
             job_finish(job, DB_OK, NULL);
             if (!c->listener) db_dispatch(c->db);
             conn_drain_notifies(c);
+            conn_catch_up(c);
             return;
         }
         if (c->job->res)
@@ -845,7 +861,14 @@ struct db_job *db_listener_query(struct db *db, const char *sql, int nparams, co
 {
     struct db_conn *c = db->listen;
     struct db_job *job;
-    if (!c || !db->listen_up || c->state != CONN_IDLE || c->job) return NULL;
+    if (!c || !db->listen_up) return NULL;
+    if (c->state == CONN_BUSY && c->job && c->job->session && !c->after) {
+        /* busy only with the session's settings (conn_catch_up): the job runs after them */
+        if (!(job = job_new(db, sql, nparams, params, cb, arg))) return NULL;
+        c->after = job;
+        return job;
+    }
+    if (c->state != CONN_IDLE || c->job) return NULL;
     if (!(job = job_new(db, sql, nparams, params, cb, arg))) return NULL;
     conn_run(c, job);
     return job;
