@@ -12,7 +12,9 @@
 #     that then holds a check-in key: --migrate while an instance is connected moves
 #     nothing and says why; once it stopped, a receipt family that a default move left
 #     moving in (generation 1) is finished, and the check-ins (a key in a row of its
-#     own) stay, said with the command that moves them; the key still reads as written.
+#     own) stay, said with the command that moves them; the key still reads as written;
+#  4. a new epoch reaches every session of a quiet instance, also the sessions busy
+#     when it came (three state reads held on a lock while it changes).
 # Needs the superuser of the suite's cluster (BITMAPD_PGDIR) to make the databases.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -50,7 +52,10 @@ check "bitmapd.values lists both" "checkin:4242 group:77:msg:5" \
 # a chunked key in the group: range (not a receipt) with flips in its head
 head -c 100000 /dev/urandom >"$T/big"
 redis-cli -h 127.0.0.1 -p "$RPORT" -x SET group:42:big <"$T/big" >/dev/null
-for o in 5 70001 500000; do redis-cli -h 127.0.0.1 -p "$RPORT" SETBIT group:42:big "$o" 1 >/dev/null; done
+for o in 5 70001 500000; do # each bit flipped, so that each write changes it
+  b=$(redis-cli -h 127.0.0.1 -p "$RPORT" GETBIT group:42:big "$o")
+  redis-cli -h 127.0.0.1 -p "$RPORT" SETBIT group:42:big "$o" $((1 - b)) >/dev/null
+done
 wlog_fold
 check "group:42:big is chunked, with flips" "t|t" \
   "$(sql "SELECT octet_length(bits) = 0, flips IS NOT NULL FROM bitmapd.bitmaps WHERE key = 'group:42:big'")"
@@ -93,6 +98,29 @@ check_match "... said with the command that moves them" \
 start_service || finish
 check "the check-in still reads as written" "1 1" \
   "$(redis-cli -h 127.0.0.1 -p "$RPORT" GETBIT checkin:9 5) $(redis-cli -h 127.0.0.1 -p "$RPORT" BITCOUNT checkin:9)"
+
+# ---- 4. a new epoch reaches every session of a quiet instance ---------------------------------
+# Three reads of the family states held on a lock, one per pooled session; the epoch
+# changes under them. The first read to answer sets the idle sessions, the others
+# answer "no change" on busy ones: each must still take the new epoch once it is idle,
+# with no other statement to carry it (the mover waits for every session to show it).
+# (what the sessions wait on is for the superuser's eyes: the owner sees only their names)
+lock_pid() { super_psql "$BITMAPD_PGDIR" "$DB" <<<"SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+                    AND application_name LIKE 'bitmapd e=%' AND wait_event_type = 'Lock' AND query LIKE '%bucket_state%'"; }
+BITMAPD_OWNER_DSN=$OWNER_DSN lock_open "LOCK TABLE bitmapd.bucket_state IN ACCESS EXCLUSIVE MODE;"
+for _ in 1 2 3; do sql "SELECT pg_notify('bitmapd_changed', '!buckets')" >/dev/null; done
+wait_for "three of the instance's state reads wait on the lock" '[[ $(lock_pid) -ge 3 ]]' 8
+printf '%s\n' "UPDATE bitmapd.bucket_state SET gen = gen + 1 WHERE name = 'receipt';" "COMMIT;" >&8
+exec 8>&-
+wait "$LOCK_PID" 2>/dev/null
+LOCK_PID=
+epoch=$(sql "SELECT bitmapd.bucket_epoch()")
+behind() { sql "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+                 AND application_name LIKE 'bitmapd e=%' AND application_name <> 'bitmapd e=$epoch'"; }
+wait_for "every session shows epoch $epoch" '[[ $(behind) == 0 ]]' 5
+check "every session of the instance acts on the new epoch $epoch within 5 s" "0|t" \
+  "$(behind)|$(sql "SELECT count(*) >= 4 FROM pg_stat_activity WHERE datname = current_database()
+                     AND application_name = 'bitmapd e=$epoch'")"
 stop_service
 
 finish
