@@ -203,6 +203,12 @@ static bool take_epoch(struct mover *m)
     return true;
 }
 
+/* The sessions of bitmapd instances in pg_stat_activity (not this mover's): named
+ * 'bitmapd', and 'bitmapd e=N' once they act on a bucket epoch. */
+#define INSTANCE_SESSIONS                                                                                   \
+    " datname = current_database() AND pid <> pg_backend_pid()"                                           \
+    " AND (application_name = 'bitmapd' OR application_name LIKE 'bitmapd e=%')"
+
 /* Waits until every bitmapd session shows the epoch (bitmapd sets 'bitmapd e=N' in
  * its application_name when it acts on state N). */
 static bool wait_instances(struct mover *m)
@@ -214,10 +220,7 @@ static bool wait_instances(struct mover *m)
     for (;;) {
         PGresult *r = query(m,
                             "SELECT string_agg(format('pid %s (%s)', pid, application_name), ', '), count(*)::int8"
-                            "  FROM pg_stat_activity"
-                            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                            "   AND (application_name = 'bitmapd' OR application_name LIKE 'bitmapd e=%')"
-                            "   AND application_name <> $1",
+                            "  FROM pg_stat_activity WHERE" INSTANCE_SESSIONS " AND application_name <> $1",
                             1, v, NULL);
         if (!r) return false;
         int64_t behind = db_value_int8(r, 0, 1);
@@ -912,9 +915,7 @@ void bucketmove_defaults(const char *dsn, size_t chunk_bytes)
         m.err[0] = '\0';
         PGresult *r = query(&m,
                             "SELECT state, gen::int8,"
-                            "       (SELECT count(*) FROM pg_stat_activity"
-                            "         WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                            "           AND (application_name = 'bitmapd' OR application_name LIKE 'bitmapd e=%'))::int8,"
+                            "       (SELECT count(*) FROM pg_stat_activity WHERE" INSTANCE_SESSIONS ")::int8,"
                             "       (SELECT count(*) FROM (SELECT 1 FROM bitmapd.wlog LIMIT 1) l)::int8"
                             "  FROM bitmapd.bucket_state WHERE family = $1::int2",
                             1, v, NULL);

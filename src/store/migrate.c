@@ -130,15 +130,21 @@ static bool apply_dir(PGconn *pg, const char *dir, bool is_migration)
     return ok;
 }
 
+/* The relayouts rewrite rows of keys: as a session that knows where the families are
+ * (the guard of migration 0016 refuses a write to their key ranges otherwise). */
+static bool act_on_bucket_epoch(PGconn *pg)
+{
+    return exec_ok(pg, "SELECT set_config('bitmapd.bucket_epoch', bitmapd.bucket_epoch()::text, false)", "epoch");
+}
+
 bool migrate_fold_flips(const char *dsn)
 {
     PGconn *pg = PQconnectdb(dsn);
     bool ok = PQstatus(pg) == CONNECTION_OK;
     if (!ok)
         log_error("msg=\"cannot connect\" error=\"%s\"", PQerrorMessage(pg));
-    else /* it rewrites rows of keys: as a session that knows where the families are */
-        ok = exec_ok(pg, "SELECT set_config('bitmapd.bucket_epoch', bitmapd.bucket_epoch()::text, false)", "epoch") &&
-             relayout_fold_flips(pg);
+    else
+        ok = act_on_bucket_epoch(pg) && relayout_fold_flips(pg);
     PQfinish(pg);
     return ok;
 }
@@ -163,10 +169,7 @@ bool migrate_run(const char *dsn, const char *migrations_dir, const char *sql_di
          exec_ok(pg, "COMMIT", "commit") && apply_dir(pg, migrations_dir, true) &&
          apply_dir(pg, sql_dir, false);
     if (ok) log_info("msg=\"schema up to date\"");
-    /* the cut writes rows of keys: as a session that knows where the families are
-     * (the guard of migration 0016) */
-    ok = ok && exec_ok(pg, "SELECT set_config('bitmapd.bucket_epoch', bitmapd.bucket_epoch()::text, false)", "epoch");
-    ok = ok && relayout_run(pg);
+    ok = ok && act_on_bucket_epoch(pg) && relayout_run(pg);
 done:
     PQfinish(pg);
     return ok;

@@ -29,6 +29,13 @@ migrate() { # bitmapd --migrate as the owner; output in $T/migrate.out
   BITMAPD_DSN=$OWNER_DSN "$BITMAPD_BIN" --migrate >"$T/migrate.out" 2>&1 || rc=$?
   check "bitmapd --migrate exits 0" 0 "$rc"
 }
+# stop_and_wait — stops the instance and waits until its sessions have left the database
+# (--migrate moves nothing while a bitmapd session is connected)
+stop_and_wait() {
+  stop_service
+  wait_for "no bitmapd session is connected" \
+    "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'bitmapd%' AND pid <> pg_backend_pid()\") == 0 ]]"
+}
 SAVED_DSN=$BITMAPD_DSN
 
 # ---- 1. a new database ----------------------------------------------------------------------
@@ -59,9 +66,7 @@ done
 wlog_fold
 check "group:42:big is chunked, with flips" "t|t" \
   "$(sql "SELECT octet_length(bits) = 0, flips IS NOT NULL FROM bitmapd.bitmaps WHERE key = 'group:42:big'")"
-stop_service
-wait_for "no bitmapd session is connected" \
-  "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'bitmapd%' AND pid <> pg_backend_pid()\") == 0 ]]"
+stop_and_wait
 rc=0
 (env -u PGOPTIONS BITMAPD_DSN="$OWNER_DSN" "$BITMAPD_BIN" --fold-flips >"$T/fold.out" 2>&1) || rc=$?
 check "bitmapd --fold-flips, on its own epoch, folds a family range's key: exit 0, no flips left" "0|f" \
@@ -85,9 +90,7 @@ check "a check-in over RESP, in a row of its own" "0 " \
 migrate
 check "with an instance connected, --migrate moves nothing" "checkin=off/0 receipt=off/0" "$(states)"
 check_match "... and says why" 'family=receipt reason="bitmapd instances are connected"' "$(cat "$T/migrate.out")"
-stop_service
-wait_for "no bitmapd session is connected" \
-  "[[ \$(sql \"SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'bitmapd%' AND pid <> pg_backend_pid()\") == 0 ]]"
+stop_and_wait
 # as a default move stopped part way leaves a family
 sql "UPDATE bitmapd.bucket_state SET state = 'moving_in', gen = 1 WHERE name = 'receipt'" >/dev/null
 migrate
@@ -105,11 +108,11 @@ check "the check-in still reads as written" "1 1" \
 # answer "no change" on busy ones: each must still take the new epoch once it is idle,
 # with no other statement to carry it (the mover waits for every session to show it).
 # (what the sessions wait on is for the superuser's eyes: the owner sees only their names)
-lock_pid() { super_psql "$BITMAPD_PGDIR" "$DB" <<<"SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+reads_waiting() { super_psql "$BITMAPD_PGDIR" "$DB" <<<"SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
                     AND application_name LIKE 'bitmapd e=%' AND wait_event_type = 'Lock' AND query LIKE '%bucket_state%'"; }
 BITMAPD_OWNER_DSN=$OWNER_DSN lock_open "LOCK TABLE bitmapd.bucket_state IN ACCESS EXCLUSIVE MODE;"
 for _ in 1 2 3; do sql "SELECT pg_notify('bitmapd_changed', '!buckets')" >/dev/null; done
-wait_for "three of the instance's state reads wait on the lock" '[[ $(lock_pid) -ge 3 ]]' 8
+wait_for "three of the instance's state reads wait on the lock" '[[ $(reads_waiting) -ge 3 ]]' 8
 printf '%s\n' "UPDATE bitmapd.bucket_state SET gen = gen + 1 WHERE name = 'receipt';" "COMMIT;" >&8
 exec 8>&-
 wait "$LOCK_PID" 2>/dev/null
