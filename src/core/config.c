@@ -69,6 +69,7 @@ static const struct cf_key cf_keys[] = {
     CF_INT_KEY("postgres", "chunk_bytes", pg_chunk_bytes, "8192", 64, 1048576, N),
     CF_INT_KEY("postgres", "flip_bytes", pg_flip_bytes, "1536", 0, 1900, N),
     CF_INT_KEY("postgres", "migrate_buckets", pg_migrate_buckets, "1", 0, 1, N),
+    CF_INT_KEY("postgres", "analyze_check_ms", pg_analyze_check_ms, "1000", 0, 3600000, R),
     CF_INT_KEY("wlog", "enabled", wlog_enabled, "0", 0, 1, N),
     CF_INT_KEY("wlog", "max_keys", wlog_max_keys, "100000", 16, 10000000, R),
     CF_INT_KEY("wlog", "fold_ms", wlog_fold_ms, "1000", 1, 60000, R),

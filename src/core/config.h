@@ -44,6 +44,7 @@ struct config {
     int pg_max_retries;
     int pg_write_statements; /* group commit: write statements in flight at once */
     int pg_load_statements;  /* coalesced loads in flight at once */
+    int pg_analyze_check_ms; /* a writing instance checks this often whether a table outgrew its statistics */
     int pg_migrate_buckets;  /* --migrate moves the families of a database without their keys into buckets */
     int pg_chunk_bytes;      /* a bitmap encoded longer is stored in chunk rows of about this size */
     int pg_flip_bytes;       /* a chunked key's head records its changes up to this size (0: never) */

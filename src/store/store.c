@@ -243,11 +243,13 @@ struct store *store_new(struct db *db, const struct config *cfg)
     if (!(st->wait_ev = evtimer_new(db_event_base(db), wait_cb, st))) goto fail;
     if (!(st->wl = wlog_new(st, db, cfg, st->cache))) goto fail;
     if (!store_expire_setup(st)) goto fail;
+    if (!store_analyze_setup(st)) goto fail;
     if (!store_buckets_setup(st)) goto fail;
     db_listen_setup(db, WLOG_WATCH_SQL); /* a watcher of the appends (store_wlog.h) */
     if (cfg->cache_max_mb > 0 && !db_listen(db, "bitmapd_changed", store_on_notify, store_on_listen, st)) goto fail;
     if (!metrics_register(store_metrics_render, st)) goto fail;
     store_expire_start(st);
+    store_analyze_start(st);
     return st;
 fail:
     store_free(st);
@@ -337,6 +339,7 @@ void store_free(struct store *st)
     if (st->recheck_ev) event_free(st->recheck_ev);
     if (st->wait_ev) event_free(st->wait_ev);
     store_expire_free(st);
+    store_analyze_free(st);
     wlog_free(st->wl);
     cache_free(st->cache);
     store_chunks_free(st->chunks);

@@ -91,6 +91,7 @@ struct store_stats {
     unsigned long expired_reads;   /* rows handed out empty because their deadline had passed */
     unsigned long expired_removed; /* rows of expired keys removed by this instance's sweeps */
     unsigned long expire_sweeps, expire_sweep_failures;
+    unsigned long analyzes; /* statistics checks that analyzed a table (store_analyze.c) */
 };
 void store_get_stats(const struct store *st, struct store_stats *out);
 

@@ -60,6 +60,10 @@ struct store {
     struct event *sweep_ev;       /* the next sweep of expired rows (store_expire.c) */
     struct db_job *sweep_job;
     bool sweep_stopped, sweep_failed_logged;
+    struct event *analyze_ev;     /* the next statistics check (store_analyze.c) */
+    struct db_job *analyze_job;
+    unsigned long analyze_written; /* writes counted at the last check */
+    bool analyze_stopped, analyze_failed_logged;
     /* Bucket rows (store_buckets.c): where each family's keys are, as
      * bitmapd.bucket_state said when last read (bucket_known false: never read yet, so
      * a member key of any family is answered "unavailable"); writes of buckets in
@@ -192,6 +196,13 @@ void store_expire_rows(struct store *st, struct store_row *rows, size_t n);
 /* Starts the sweeps of expired rows ([expire] sweep_ms). */
 void store_expire_start(struct store *st);
 void store_expire_free(struct store *st);
+
+/* store_analyze.c */
+/* The timer of the statistics checks ([postgres] analyze_check_ms); false when out of
+ * memory. */
+bool store_analyze_setup(struct store *st) WUR;
+void store_analyze_start(struct store *st);
+void store_analyze_free(struct store *st);
 
 /* The rows of keys, as store_load, store_peek and store_cas answer for keys that are
  * not in buckets (store_buckets.c answers for those that are, through these). */

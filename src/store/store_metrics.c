@@ -45,6 +45,9 @@ void store_metrics_render(struct evbuffer *out, void *arg)
     metrics_counter(out, "bitmapd_expire_sweep_failures_total",
             "Sweep statements that failed (the database away, or another instance holds the write-behind log).",
             ss.expire_sweep_failures);
+    metrics_counter(out, "bitmapd_table_analyzes_total",
+            "Statistics checks ([postgres] analyze_check_ms) that analyzed a table grown to twice its counted size.",
+            ss.analyzes);
     metrics_size_histogram(out, "bitmapd_load_batch_keys", "Keys per coalesced load statement.",
                            &metrics.load_batch_keys);
     metrics_counter(out, "bitmapd_write_conflicts_total", "Write units whose version check failed (another writer won).",
