@@ -299,6 +299,7 @@ pkey_reads() { "${PSQL[@]}" -c "SELECT idx_tup_read FROM pg_stat_user_indexes WH
 "${PSQL[@]}" -c "CREATE TABLE bitmapd.cache_test_keep AS SELECT * FROM bitmapd.bitmaps; TRUNCATE bitmapd.bitmaps;
                  ALTER TABLE bitmapd.bitmaps SET (autovacuum_enabled = off)" # no analyze to re-plan meanwhile
 "${PSQL[@]}" -c "VACUUM ANALYZE bitmapd.bitmaps"
+# shellcheck disable=SC2034 # read by wait_for's eval
 a0=$(analyzes)
 if start_service; then
   C=$PORT C_R=$RPORT
