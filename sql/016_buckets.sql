@@ -294,8 +294,14 @@ LANGUAGE sql STABLE STRICT AS $$
     SELECT k, e.version, CASE WHEN e.value = '' THEN '\xb100'::bytea ELSE e.value END, e.cardinality, b.updated_at,
            e.nbytes, e.expire_ms, b.key
       FROM bitmapd.bucket_of(k) r
-      JOIN bitmapd.bitmaps b ON b.key = r.bucket_key AND b.bucket = r.family
-                            AND b.bucket > 0 -- a scan-level condition: only bucket rows are parsed
+     -- LATERAL (kept a subquery by its LIMIT): the bucket row is probed by its key
+     -- whatever the statistics say. As a join, with bucket rows counted as none (an
+     -- analyze before the family moved in), every bucket row was read and decoded
+     -- once per key: 0.4 s a key at 2,500 buckets.
+     CROSS JOIN LATERAL (SELECT x.key, x.bits, x.bucket, x.updated_at FROM bitmapd.bitmaps x
+                          WHERE x.key = r.bucket_key AND x.bucket = r.family
+                            AND x.bucket > 0 -- a scan-level condition: only bucket rows are parsed
+                          LIMIT 1) b
      CROSS JOIN LATERAL bitmapd._bucket_entries(b.bits) e
      WHERE e.slot = r.slot AND NOT e.stub AND e.family = b.bucket
 $$;
