@@ -19,9 +19,11 @@
 -- table is analyzed about log2(its rows / 1,000) times in its life (again after it
 -- was emptied), never while it shrinks or stays the same, and every analyze makes the
 -- sessions plan again from the table as it is. The instances call it every [postgres]
--- analyze_check_ms while they write. It never waits for a lock: one caller at a time
--- (an advisory lock), and a table that a VACUUM (autovacuum's too) or DDL holds is
--- left for the next call; ANALYZE's own lock does not conflict with reads or writes.
+-- analyze_check_ms while they write. It does not wait for locks: one caller at a
+-- time (an advisory lock), a table that a VACUUM (autovacuum's too) or DDL holds is
+-- left for the next call, and a partition that DDL holds fails the call after 200 ms
+-- (lock_timeout; the instance says so once and calls again later); ANALYZE's own lock
+-- does not conflict with reads or writes.
 -- It answers the tables it analyzed, or NULL.
 --
 -- SECURITY DEFINER: ANALYZE needs the table's owner, and the service's role is not
@@ -30,6 +32,7 @@
 CREATE OR REPLACE FUNCTION bitmapd._refresh_stats() RETURNS text
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+SET lock_timeout = '200ms' -- a partition under DDL: pg_partition_tree locks the leaves
 AS $$
 DECLARE
     r record;
