@@ -311,7 +311,17 @@ if start_service; then
   wlog_fold # psql's INSERT next
   "${PSQL[@]}" -c "INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum)
                    SELECT convert_to('${P}fill:' || g, 'UTF8'), 1, '', 0, 0 FROM generate_series(1, 30000) g"
-  redis-cli -p "$C_R" setbit "${P}empty:two" 1 1 >/dev/null # the instance writes: it checks the statistics
+  # The check never waits: while a VACUUM holds the table (its lock, taken here by
+  # hand), it leaves the table for a later call, and writes go on.
+  lock_open "LOCK TABLE bitmapd.bitmaps IN SHARE UPDATE EXCLUSIVE MODE;"
+  check "a write while the table is held as a VACUUM holds it" 0 "$(redis-cli -p "$C_R" setbit "${P}empty:two" 1 1)"
+  check "bitmapd._refresh_stats() meanwhile answers at once, analyzing nothing" "none" \
+    "$(timeout 5 psql "$BITMAPD_DSN" -XAtq -c "SELECT coalesce(bitmapd._refresh_stats(), 'none')" 2>&1)"
+  sleep 1.5 # the instance's own check (every second while it writes) comes and goes
+  check "... nor does the instance's check, and its write was answered" "0 1" \
+    "$(($(analyzes) - a0)) $(redis-cli -p "$C_R" getbit "${P}empty:two" 1)"
+  lock_close
+  redis-cli -p "$C_R" setbit "${P}empty:three" 1 1 >/dev/null # the instance writes: it checks again
   wait_for "the instance analyzes the table grown from 300 to 30,000 rows" '(( $(analyzes) > a0 ))' 20
   check "... and says so in its log" yes \
     "$(grep -q 'msg="tables analyzed: grown to twice their counted size" tables="bitmapd.bitmaps"' \
