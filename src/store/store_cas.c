@@ -531,12 +531,16 @@ static bool cas_send(struct store *st)
                                  pa_param(&flips), pa_param(&sps)};
         /* SQL_CAS_ROWS and SQL_CAS_ONE: the first nine, and the spill marks as $10 */
         struct db_param pr[10] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[18]};
+        /* SQL_CAS_ONE_FLIPS: those, the directory's transaction and the flips */
+        struct db_param pf[12] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[18], p[16], p[17]};
         /* one existing row written: the short statements */
         const struct store_write *w0 = &b->calls->w[0];
         const struct cas_chunks *ch0 = &b->calls->ch[0];
         bool one = nkeys == 1 && w0->bits && !w0->absent;
         if (one && b->rows_only)
             job = db_query_prepared(st->db, STMT_CAS_ONE, SQL_CAS_ONE, 10, pr, cas_batch_done, b);
+        else if (one && ch0->chunked && !ch0->whole && ch0->dir_xid >= 0 && nchunks == 0)
+            job = db_query_prepared(st->db, STMT_CAS_ONE_FLIPS, SQL_CAS_ONE_FLIPS, 12, pf, cas_batch_done, b);
         else if (one && ch0->chunked && !ch0->whole && ch0->dir_xid >= 0)
             job = db_query_prepared(st->db, STMT_CAS_ONE_CHUNKED, SQL_CAS_ONE_CHUNKED, 19, p, cas_batch_done, b);
         else if (b->rows_only)

@@ -30,7 +30,7 @@ struct bhold;
 struct cas_call;
 struct load_ctx;
 
-enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED, STMT_APPEND }; /* prepared once per connection (db_query_prepared) */
+enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED, STMT_CAS_ONE_FLIPS, STMT_APPEND }; /* prepared once per connection (db_query_prepared) */
 
 struct store {
     struct db *db;
@@ -161,6 +161,7 @@ extern const char SQL_CAS[];
 extern const char SQL_CAS_ROWS[];
 extern const char SQL_CAS_ONE[];
 extern const char SQL_CAS_ONE_CHUNKED[];
+extern const char SQL_CAS_ONE_FLIPS[];
 extern const char SQL_APPEND[];
 
 #define LOAD_OF(item) SQ_OWNER(item, struct load_ctx, q)

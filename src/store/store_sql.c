@@ -155,6 +155,21 @@ const char SQL_CAS_ONE_CHUNKED[] =
     "           WHERE x.key = c.key AND x.lo = c.lo AND c.bits IS NULL)"
     SQL_CAS_ONE_ANSWER("h");
 
+/* SQL_CAS_ONE_CHUNKED's commonest case, a hot big key between chunk writes: the write
+ * is its flips alone (no chunk row sent), so only the head is updated, with the same
+ * checks. The chunk CTEs cost PostgreSQL their start-up (two more tables to open for
+ * writing) in every statement even when they write nothing. Parameters: $1-$9 and
+ * $10 (spill marks) as SQL_CAS_ONE, $11 the directory's transaction, $12 the flips. */
+const char SQL_CAS_ONE_FLIPS[] =
+    "WITH h AS (UPDATE bitmapd.bitmaps b"
+    "              SET cardinality = ($4::int8[])[1], checksum = ($5::int8[])[1], nbytes = ($7::int8[])[1],"
+    "                  version = b.version + ($8::int8[])[1], updated_at = now(), flips = ($12::bytea[])[1],"
+    "                  expire_ms = ($9::int8[])[1], bucket = coalesce(-($10::int4[])[1]::int2, b.bucket)"
+    "            WHERE b.key = ($1::bytea[])[1] AND b.version = ($2::int8[])[1] AND octet_length(b.bits) = 0"
+    "              AND b.xmin::text::int8 = ($11::int8[])[1] AND octet_length(($3::bytea[])[1]) = 0"
+    "        RETURNING 1)"
+    SQL_CAS_ONE_ANSWER("h");
+
 /* The write-behind log's append (docs/design.md, "Write-behind log"): the new images
  * ($5, one packed image each, of group $8) as one row of bitmapd.wlog, leaving out the
  * groups that failed: a key not pending in the log whose row no longer has the version
