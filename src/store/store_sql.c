@@ -130,21 +130,27 @@ const char SQL_CAS_ONE[] =
     "          RETURNING 1)"
     SQL_CAS_ONE_ANSWER("upd");
 
+/* The head update of the one-key statements of a chunked row whose chunk directory is
+ * known, as CTE h: at its version and at the transaction that wrote the directory
+ * (dirxid; the check SQL_CAS makes by aborting), with its new flips (NULL once the
+ * chunks are written whole); extra: more conditions. The parameters that differ
+ * between the two statements are named by the caller. */
+#define SQL_CAS_HEAD_UPDATE(flips, sp, dirxid, extra) \
+    "WITH h AS (UPDATE bitmapd.bitmaps b" \
+    "              SET cardinality = ($4::int8[])[1], checksum = ($5::int8[])[1], nbytes = ($7::int8[])[1]," \
+    "                  version = b.version + ($8::int8[])[1], updated_at = now(), flips = (" flips "::bytea[])[1]," \
+    "                  expire_ms = ($9::int8[])[1], bucket = coalesce(-(" sp "::int4[])[1]::int2, b.bucket)" \
+    "            WHERE b.key = ($1::bytea[])[1] AND b.version = ($2::int8[])[1] AND octet_length(b.bits) = 0" \
+    "              AND b.xmin::text::int8 = (" dirxid "::int8[])[1]" extra \
+    "              AND octet_length(($3::bytea[])[1]) = 0" \
+    "        RETURNING 1)"
+
 /* The same for one chunked row whose chunk directory is known (a hot big key): the
- * head is updated at its version and at the transaction that wrote the directory (the
- * check SQL_CAS makes by aborting), with its new flips ($18: NULL once the chunks are
- * written whole), and only then are the changed chunks written and the vanished ones
- * deleted (none when the write is the flips alone). A head that does not match writes
- * nothing: a conflict. */
+ * head (SQL_CAS_HEAD_UPDATE, whole = 0), and only if it matched, the changed chunks
+ * written and the vanished ones deleted. A head that does not match writes nothing: a
+ * conflict. */
 const char SQL_CAS_ONE_CHUNKED[] =
-    "WITH h AS (UPDATE bitmapd.bitmaps b"
-    "              SET cardinality = ($4::int8[])[1], checksum = ($5::int8[])[1], nbytes = ($7::int8[])[1],"
-    "                  version = b.version + ($8::int8[])[1], updated_at = now(), flips = ($18::bytea[])[1],"
-    "                  expire_ms = ($9::int8[])[1], bucket = coalesce(-($19::int4[])[1]::int2, b.bucket)"
-    "            WHERE b.key = ($1::bytea[])[1] AND b.version = ($2::int8[])[1] AND octet_length(b.bits) = 0"
-    "              AND b.xmin::text::int8 = ($17::int8[])[1] AND ($10::int4[])[1] = 0"
-    "              AND octet_length(($3::bytea[])[1]) = 0"
-    "        RETURNING 1),"
+    SQL_CAS_HEAD_UPDATE("$18", "$19", "$17", " AND ($10::int4[])[1] = 0") ","
     " c AS (SELECT * FROM unnest($11::bytea[], $12::int4[], $13::int4[], $14::bytea[], $15::int8[], $16::int8[])"
     "                  AS t(key, lo, hi, bits, card, crc)"
     "        WHERE EXISTS (SELECT 1 FROM h)),"
@@ -160,15 +166,7 @@ const char SQL_CAS_ONE_CHUNKED[] =
  * checks. The chunk CTEs cost PostgreSQL their start-up (two more tables to open for
  * writing) in every statement even when they write nothing. Parameters: $1-$9 and
  * $10 (spill marks) as SQL_CAS_ONE, $11 the directory's transaction, $12 the flips. */
-const char SQL_CAS_ONE_FLIPS[] =
-    "WITH h AS (UPDATE bitmapd.bitmaps b"
-    "              SET cardinality = ($4::int8[])[1], checksum = ($5::int8[])[1], nbytes = ($7::int8[])[1],"
-    "                  version = b.version + ($8::int8[])[1], updated_at = now(), flips = ($12::bytea[])[1],"
-    "                  expire_ms = ($9::int8[])[1], bucket = coalesce(-($10::int4[])[1]::int2, b.bucket)"
-    "            WHERE b.key = ($1::bytea[])[1] AND b.version = ($2::int8[])[1] AND octet_length(b.bits) = 0"
-    "              AND b.xmin::text::int8 = ($11::int8[])[1] AND octet_length(($3::bytea[])[1]) = 0"
-    "        RETURNING 1)"
-    SQL_CAS_ONE_ANSWER("h");
+const char SQL_CAS_ONE_FLIPS[] = SQL_CAS_HEAD_UPDATE("$12", "$10", "$11", "") SQL_CAS_ONE_ANSWER("h");
 
 /* The write-behind log's append (docs/design.md, "Write-behind log"): the new images
  * ($5, one packed image each, of group $8) as one row of bitmapd.wlog, leaving out the
