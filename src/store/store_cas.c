@@ -537,11 +537,13 @@ static bool cas_send(struct store *st)
         const struct store_write *w0 = &b->calls->w[0];
         const struct cas_chunks *ch0 = &b->calls->ch[0];
         bool one = nkeys == 1 && w0->bits && !w0->absent;
+        /* ... of a chunked key whose directory the instance holds */
+        bool one_chunked = one && ch0->chunked && !ch0->whole && ch0->dir_xid >= 0;
         if (one && b->rows_only)
             job = db_query_prepared(st->db, STMT_CAS_ONE, SQL_CAS_ONE, 10, pr, cas_batch_done, b);
-        else if (one && ch0->chunked && !ch0->whole && ch0->dir_xid >= 0 && nchunks == 0)
+        else if (one_chunked && nchunks == 0) /* its flips alone */
             job = db_query_prepared(st->db, STMT_CAS_ONE_FLIPS, SQL_CAS_ONE_FLIPS, 12, pf, cas_batch_done, b);
-        else if (one && ch0->chunked && !ch0->whole && ch0->dir_xid >= 0)
+        else if (one_chunked)
             job = db_query_prepared(st->db, STMT_CAS_ONE_CHUNKED, SQL_CAS_ONE_CHUNKED, 19, p, cas_batch_done, b);
         else if (b->rows_only)
             job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 10, pr, cas_batch_done, b);
