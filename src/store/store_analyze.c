@@ -8,12 +8,17 @@
  * [postgres] analyze_check_ms while this instance writes, bitmapd._refresh_stats()
  * analyzes whichever of bitmapd's big tables has doubled since PostgreSQL last counted
  * it; the analyze makes every session plan again. A database migrated by a version
- * without the function answers 42883: said once, then left to autovacuum. */
+ * without the function answers 42883: said once, and looked for again every
+ * ANALYZE_MISSING_CHECKS checks (a minute at the default), so that a `bitmapd
+ * --migrate` run meanwhile is found without a restart; until then the tables are left
+ * to autovacuum. */
 #include <stdio.h>
 #include <string.h>
 
 #include "core/log.h"
 #include "store/store_internal.h"
+
+#define ANALYZE_MISSING_CHECKS 60 /* checks skipped while the function is missing */
 
 static void analyze_cb(evutil_socket_t fd, short what, void *arg);
 
@@ -22,13 +27,17 @@ bool store_analyze_setup(struct store *st)
     return (st->analyze_ev = evtimer_new(db_event_base(st->db), analyze_cb, st)) != NULL;
 }
 
-static void analyze_arm(struct store *st)
+/* The next check in `checks` intervals of [postgres] analyze_check_ms. */
+static void analyze_arm_in(struct store *st, int checks)
 {
     int ms = st->cfg->pg_analyze_check_ms;
     if (st->analyze_stopped) return;
     if (ms <= 0) ms = 5000; /* off: looked at again later, in case a reload turns it on */
-    event_add(st->analyze_ev, &(struct timeval){ms / 1000, (ms % 1000) * 1000});
+    long long us = (long long)ms * 1000 * checks;
+    event_add(st->analyze_ev, &(struct timeval){(time_t)(us / 1000000), (suseconds_t)(us % 1000000)});
 }
+
+static void analyze_arm(struct store *st) { analyze_arm_in(st, 1); }
 
 static void analyze_done(const struct db_result *r, void *arg)
 {
@@ -36,6 +45,8 @@ static void analyze_done(const struct db_result *r, void *arg)
     st->analyze_job = NULL;
     if (r->status == DB_OK && PQntuples(r->res) == 1) {
         st->analyze_failed_logged = false;
+        if (st->analyze_missing) log_info("msg=\"bitmapd._refresh_stats() found: statistics checks resume\"");
+        st->analyze_missing = false;
         if (!PQgetisnull(r->res, 0, 0)) {
             st->stats.analyzes++;
             log_info("msg=\"tables analyzed: grown to twice their counted size\" tables=\"%s\"",
@@ -45,9 +56,12 @@ static void analyze_done(const struct db_result *r, void *arg)
         return;
     }
     if (r->sqlstate && strcmp(r->sqlstate, "42883") == 0) {
-        log_warn("msg=\"bitmapd._refresh_stats() is missing: run bitmapd --migrate; until then the tables' "
-                 "statistics are left to autovacuum\"");
-        return; /* not again until a restart */
+        if (!st->analyze_missing)
+            log_warn("msg=\"bitmapd._refresh_stats() is missing: run bitmapd --migrate; until then the tables' "
+                     "statistics are left to autovacuum\" retry_checks=%d", ANALYZE_MISSING_CHECKS);
+        st->analyze_missing = true;
+        analyze_arm_in(st, ANALYZE_MISSING_CHECKS);
+        return;
     }
     if (!st->analyze_failed_logged) {
         log_warn("msg=\"statistics check failed\" error=\"%s\"", r->message ? r->message : "");

@@ -64,6 +64,7 @@ struct store {
     struct db_job *analyze_job;
     unsigned long analyze_written; /* writes counted at the last check */
     bool analyze_stopped, analyze_failed_logged;
+    bool analyze_missing;         /* the last check found no bitmapd._refresh_stats() */
     /* Bucket rows (store_buckets.c): where each family's keys are, as
      * bitmapd.bucket_state said when last read (bucket_known false: never read yet, so
      * a member key of any family is answered "unavailable"); writes of buckets in

@@ -342,6 +342,40 @@ if start_service; then
   check "... and reads fewer primary key entries than one walk of the 30,000 rows (< 15,000 for 2,000 keys)" \
     yes "$( ((r1 - r0 < 15000)) && echo yes || echo no)"
 fi
+
+# ---- the statistics check of a database without bitmapd._refresh_stats() ------------------------
+# (migrated by an older version): said once, and looked for again every 60 checks, so
+# that a `bitmapd --migrate` run meanwhile is found without a restart. Here the checks
+# run every 50 ms, so every 3 s while the function is missing.
+"${PSQL[@]}" -c "ALTER FUNCTION bitmapd._refresh_stats() RENAME TO _refresh_stats_away"
+if start_service --set postgres.analyze_check_ms=50; then
+  D=$PORT D_R=$RPORT
+  dlog=$BITMAPD_TEST_TMP/bitmapd.$D.log
+  missing() { grep -c '_refresh_stats() is missing' "$dlog"; }
+  # shellcheck disable=SC2016 # expanded by wait_for's eval
+  wait_for "an instance that writes finds bitmapd._refresh_stats() missing" \
+    '{ redis-cli -p $D_R setbit ${P}nostats 1 1 >/dev/null; (( $(missing) > 0 )); }' 20
+  for i in $(seq 1 40); do
+    redis-cli -p "$D_R" setbit "${P}nostats" $((i % 2)) 1 >/dev/null
+    sleep 0.2
+  done # 8 s of writes: at least two more checks, each finding it missing
+  check "... says so once in 8 s of writes, and writes go on" "1 1" "$(missing) $(getbit "$D_R" "${P}nostats" 0)"
+  # the function back (as a --migrate would bring it), and the table doubled: the
+  # instance's next look finds it and analyzes the table (autovacuum is off for it)
+  # shellcheck disable=SC2034 # read by wait_for's eval
+  a1=$(analyzes)
+  "${PSQL[@]}" -c "ALTER FUNCTION bitmapd._refresh_stats_away() RENAME TO _refresh_stats;
+                   INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum)
+                   SELECT convert_to('${P}fill2:' || g, 'UTF8'), 1, '', 0, 0 FROM generate_series(1, 40000) g"
+  # shellcheck disable=SC2016 # expanded by wait_for's eval
+  wait_for "once the function is back, the instance analyzes the doubled table without a restart" \
+    '{ redis-cli -p $D_R setbit ${P}nostats 2 1 >/dev/null; (( $(analyzes) > a1 )); }' 20
+  check "... says in its log that the checks resume, and said it was missing only once" "1 1" \
+    "$(grep -c '_refresh_stats() found: statistics checks resume' "$dlog") $(missing)"
+  stop_service "$D"
+else
+  "${PSQL[@]}" -c "ALTER FUNCTION bitmapd._refresh_stats_away() RENAME TO _refresh_stats"
+fi
 "${PSQL[@]}" -c "ALTER TABLE bitmapd.bitmaps RESET (autovacuum_enabled);
                  DELETE FROM bitmapd.bitmaps WHERE key >= convert_to('${P}', 'UTF8') AND key < convert_to('${P};', 'UTF8');
                  INSERT INTO bitmapd.bitmaps SELECT * FROM bitmapd.cache_test_keep ON CONFLICT (key) DO NOTHING;
