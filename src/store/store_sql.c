@@ -174,20 +174,24 @@ const char SQL_CAS_ONE_FLIPS[] = SQL_CAS_HEAD_UPDATE("$12", "$10", "$11", "") SQ
  * (or absence) its write was computed from ($1-$3, probed with a share lock in key
  * order, so that a write in place of the same key still in flight — one whose answer
  * was lost — is waited for and seen), or a group that failed its check against a
- * pending image ($4). Nothing goes in unless this instance still holds the lease, and
+ * pending image ($4). The probe is one index scan of all the keys (`= ANY`), locked
+ * after its ORDER BY, so in key order whatever the plan: a probe per key (a lateral
+ * subquery) and a rebuilt array of the images cost 1.5 ms of a 360-key append where
+ * this costs 0.63 (psql, median of 180 executions each); when no group failed, $5 goes
+ * in as it came. Nothing goes in unless this instance still holds the lease, and
  * no image of a member of a family in buckets (migration 0016: BMB02). The change
  * notification names the images written ("!w," first, so that other instances know
  * the log is in use); it is sent only while another instance watches (`watched`).
  * Answer: the groups that failed, then the transaction's id, the
  * log row (NULL: nothing was written) and whether the lease held. */
 const char SQL_APPEND[] =
-    "WITH bad AS (SELECT p.grp"
-    "               FROM (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::int4[]) AS u(key, ver, grp)"
-    "                      ORDER BY key) p"
-    "               LEFT JOIN LATERAL (SELECT x.version, octet_length(x.bits) = 0 AS chunked"
-    "                                    FROM bitmapd.bitmaps x WHERE x.key = p.key LIMIT 1 FOR SHARE) b ON true"
-    "              WHERE coalesce(b.version, -1) <> p.ver OR b.chunked"
-    "             UNION SELECT unnest($4::int4[])),"
+    "WITH found AS MATERIALIZED (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked"
+    "                              FROM bitmapd.bitmaps x WHERE x.key = ANY ($1::bytea[])"
+    "                             ORDER BY x.key FOR SHARE),"
+    " bad AS (SELECT p.grp FROM unnest($1::bytea[], $2::int8[], $3::int4[]) AS p(key, ver, grp)"
+    "           LEFT JOIN found f ON f.key = p.key"
+    "          WHERE coalesce(f.version, -1) <> p.ver OR f.chunked"
+    "         UNION SELECT unnest($4::int4[])),"
     " held AS MATERIALIZED (SELECT NOT pg_try_advisory_xact_lock_shared(" WLOG_LEASE_LOCK ")"
     "                              AND current_setting('bitmapd.instance', true) ="
     "                                  (SELECT holder FROM bitmapd.wlog_lease)"
@@ -196,8 +200,9 @@ const char SQL_APPEND[] =
     "                          AS i(img, k, v, grp, ord)"
     "           WHERE i.grp NOT IN (SELECT grp FROM bad)),"
     " ins AS (INSERT INTO bitmapd.wlog (images)"
-    "         SELECT a FROM (SELECT array_agg(img ORDER BY ord) AS a FROM good) x"
-    "          WHERE a IS NOT NULL AND (SELECT ok FROM held)"
+    "         SELECT a FROM (SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM bad) THEN $5::bytea[]"
+    "                                    ELSE (SELECT array_agg(img ORDER BY ord) FROM good) END AS a) x"
+    "          WHERE cardinality(a) > 0 AND (SELECT ok FROM held)"
     "         RETURNING seq),"
     /* announced only to other instances' listeners (WLOG_WATCH_LOCK): with none, the
      * exclusive lock keeps any from registering until this commits */

@@ -185,6 +185,51 @@ check "K holds bits 1 and 2, through the service and in SQL" "1 1 {1,2}" \
     "SELECT array_agg(m ORDER BY m) FROM bitmapd.bitmaps b, bitmapd.members(b.bits) m WHERE b.key = '$K'::bytea")"
 stop_service
 
+echo "# an append of which one group fails its probe: the other groups' images go in, and only theirs"
+# F holds the lease and folds only when asked. K has a row; psql holds it while one
+# pipeline writes K and a new key L (one append, or two: either way). psql commits a
+# new version of K, so K's group fails the probe. The log may then hold L's image and,
+# once, K's written again over psql's version, never K's image made from the version
+# before (SQL_APPEND inserts the images array as it came only when no group failed).
+start_service --set wlog.enabled=1 --set wlog.fold_ms=60000 || finish
+F_R=$RPORT
+K="${P}hk" L="${P}hl"
+wait_for "F takes the lease" "redis-cli -p $F_R setbit ${P}warmf 1 1 >/dev/null; [[ \$(metric bitmapd_wlog_holder) == 1 ]]"
+redis-cli -p "$F_R" setbit "$K" 1 1 >/dev/null
+check "K is folded (KEYS folds first)" 1 "$(redis-cli -p "$F_R" keys "$K" | wc -l)"
+check "... and the log is empty" 0 "$(logrows)"
+kver=$("${PSQL[@]}" -c "SELECT version FROM bitmapd.bitmaps WHERE key = '$K'::bytea")
+lock_open "$holder_sql; UPDATE bitmapd.bitmaps SET version = version + 1 WHERE key = '$K'::bytea;"
+resp_pipeline "$F_R" "SETBIT $K 3 1" "SETBIT $L 3 1" >"$BITMAPD_TEST_TMP/half.out" 2>&1 &
+pipe_pid=$!
+wait_for "F's append of K waits behind psql's row" waiting_on_lock
+printf 'COMMIT;\n' >&8
+exec 8>&-
+wait "$LOCK_PID" 2>/dev/null
+rm -f "$BITMAPD_TEST_TMP/lock.pid" "$BITMAPD_TEST_TMP/lock.fifo"
+wait "$pipe_pid"
+check "both SETBITs answer 0 (K's applied again over psql's version)" "0 0" "$(cat "$BITMAPD_TEST_TMP/half.out")"
+# an image's pack (src/store/store_wlog.c): magic and count (8 bytes), the key's length
+# (2), the key, its version (8, big-endian; the low 4 read here), ...
+images_of() { # KEY: the versions of KEY's images in the log, in order
+  "${PSQL[@]}" -c "SELECT coalesce(string_agg(((get_byte(i, 14 + n)::int8 << 24) + (get_byte(i, 15 + n) << 16)
+                                                + (get_byte(i, 16 + n) << 8) + get_byte(i, 17 + n))::text, ' '
+                                               ORDER BY w.seq, o), 'none')
+                     FROM bitmapd.wlog w, unnest(w.images) WITH ORDINALITY AS u(i, o),
+                          LATERAL (SELECT get_byte(i, 8) * 256 + get_byte(i, 9) AS n) l
+                    WHERE substring(i FROM 11 FOR n) = '$1'::bytea"
+}
+check "the log holds L's image once (version 1)" "1" "$(images_of "$L")"
+check "... and K's once, over psql's version" "$((kver + 2))" "$(images_of "$K")"
+check "K holds bits 1 and 3, L bit 3, through the service" "1 1 1" \
+  "$(redis-cli -p "$F_R" getbit "$K" 1) $(redis-cli -p "$F_R" getbit "$K" 3) $(redis-cli -p "$F_R" getbit "$L" 3)"
+check "after a fold, in SQL too (K's version is psql's and one)" "$((kver + 2)) {1,3} {3}" \
+  "$(redis-cli -p "$F_R" keys "${P}h*" >/dev/null
+     "${PSQL[@]}" -c "SELECT (SELECT version FROM bitmapd.bitmaps WHERE key = '$K'::bytea) || ' ' ||
+                             string_agg((SELECT array_agg(m ORDER BY m) FROM bitmapd.members(b.bits) m)::text, ' ' ORDER BY b.key)
+                        FROM bitmapd.bitmaps b WHERE b.key IN ('$K'::bytea, '$L'::bytea)")"
+stop_service
+
 echo "# a write in place whose answer was lost, then a SETBIT of the same new key"
 # D's SETRANGE of a new key (5,000 bytes: too long for the log, so written in place)
 # waits behind psql's uncommitted row of that key; its connection is cut from D's
