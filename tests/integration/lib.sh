@@ -374,7 +374,8 @@ wlog_fold() { # [SECONDS, 30]
 }
 
 # lock_open SQL — a psql session that runs SQL in a transaction it keeps open (with
-# the locks SQL took) until lock_close rolls it back; LOCK_BACKEND is its server pid.
+# the locks SQL took) until lock_close rolls it back (or commits it: lock_close
+# COMMIT); LOCK_BACKEND is its server pid.
 lock_open() {
   local t=$BITMAPD_TEST_TMP
   rm -f "$t/lock.fifo" "$t/lock.out"
@@ -387,8 +388,8 @@ lock_open() {
   wait_for "psql took its locks" "grep -q '^held ' '$t/lock.out'"
   LOCK_BACKEND=$(sed -n 's/^held //p' "$t/lock.out")
 }
-lock_close() {
-  printf 'ROLLBACK;\n' >&8
+lock_close() { # [COMMIT]: ends lock_open's transaction (ROLLBACK unless told)
+  printf '%s;\n' "${1:-ROLLBACK}" >&8
   exec 8>&-
   wait "$LOCK_PID" 2>/dev/null
   rm -f "$BITMAPD_TEST_TMP/lock.pid" "$BITMAPD_TEST_TMP/lock.fifo"

@@ -170,10 +170,7 @@ wait_for "E's append of K waits behind psql's row" waiting_on_lock
 yields=$(metric bitmapd_wlog_yields_total)
 "${PSQL[@]}" -c "SELECT bitmapd.wlog_fold()" >/dev/null
 wait_for "E is asked to fold and let go" "[[ \$(metric bitmapd_wlog_yields_total) -gt $yields ]]"
-printf 'COMMIT;\n' >&8
-exec 8>&-
-wait "$LOCK_PID" 2>/dev/null
-rm -f "$BITMAPD_TEST_TMP/lock.pid" "$BITMAPD_TEST_TMP/lock.fifo"
+lock_close COMMIT
 wait "$setbit_pid"
 check "the SETBIT whose append conflicted answers 0 (applied again)" 0 "$(cat "$BITMAPD_TEST_TMP/yield.setbit")"
 wait_for "E lets go of the lease" "[[ \$(metric bitmapd_wlog_holder) == 0 ]]" 10
@@ -203,10 +200,7 @@ lock_open "$holder_sql; UPDATE bitmapd.bitmaps SET version = version + 1 WHERE k
 resp_pipeline "$F_R" "SETBIT $K 3 1" "SETBIT $L 3 1" >"$BITMAPD_TEST_TMP/half.out" 2>&1 &
 pipe_pid=$!
 wait_for "F's append of K waits behind psql's row" waiting_on_lock
-printf 'COMMIT;\n' >&8
-exec 8>&-
-wait "$LOCK_PID" 2>/dev/null
-rm -f "$BITMAPD_TEST_TMP/lock.pid" "$BITMAPD_TEST_TMP/lock.fifo"
+lock_close COMMIT
 wait "$pipe_pid"
 check "both SETBITs answer 0 (K's applied again over psql's version)" "0 0" "$(cat "$BITMAPD_TEST_TMP/half.out")"
 # an image's pack (src/store/store_wlog.c): magic and count (8 bytes), the key's length
