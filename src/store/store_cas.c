@@ -124,7 +124,7 @@ static void append_done(struct store *st, struct cas_batch *b, const struct db_r
     for (int i = 0; i < PQntuples(r->res); i++) /* res is NULL after a retryable error: no row */
         if (!PQgetisnull(r->res, i, 1)) {
             if (!PQgetisnull(r->res, i, 2)) seq = db_value_int8(r->res, i, 2);
-            lease = !PQgetisnull(r->res, i, 3) && pgbin_int4(r->res, i, 3) == 1;
+            lease = !PQgetisnull(r->res, i, 3) && (pgbin_int4(r->res, i, 3) & 1) == 1; /* lean: + 2 for a watcher */
         }
     if (!lease) { /* nothing went in: every group is a conflict (then written in place) */
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
@@ -145,6 +145,42 @@ static void append_done(struct store *st, struct cas_batch *b, const struct db_r
     }
     wlog_append_end(st->wl, b->serial, seq, !lease);
     if (lost_image) wlog_append_unknown(st->wl); /* in the log, not in memory: read the log again */
+}
+
+/* A lean append (SQL_APPEND_LEAN) that put nothing in because a group failed or
+ * another instance watches: its calls go to the front of the queue again and leave in
+ * a full append (SQL_APPEND), which writes the groups that pass and announces them;
+ * after a watcher, appends stay full for LEAN_RETRY_S. False (nothing done) for any
+ * other outcome, which the caller takes as SQL_APPEND's. */
+#define LEAN_RETRY_S 5.0
+static bool lean_again(struct store *st, struct cas_batch *b, const struct db_result *r, const bool *conflict)
+{
+    int64_t seq = -1;
+    int flags = 0;
+    bool failed = false;
+    for (int i = 0; i < PQntuples(r->res); i++)
+        if (!PQgetisnull(r->res, i, 1)) {
+            if (!PQgetisnull(r->res, i, 2)) seq = db_value_int8(r->res, i, 2);
+            if (!PQgetisnull(r->res, i, 3)) flags = pgbin_int4(r->res, i, 3);
+        }
+    for (int32_t g = 0; g < b->ngroups; g++) failed |= conflict[g];
+    if (seq >= 0 || !(flags & 1) || !b->nimages || !(failed || (flags & 2))) return false;
+    if (flags & 2) st->lean_after = metrics_now() + LEAN_RETRY_S;
+    st->full_next = true;
+    st->stats.lean_redone++;
+    wlog_append_end(st->wl, b->serial, -1, false);
+    struct squeue back; /* the calls back to the front of the queue, in order */
+    sq_init(&back);
+    for (struct cas_call *c; (c = b->calls) != NULL;) {
+        b->calls = c->next;
+        c->next = NULL;
+        sq_push(&back, &c->q);
+    }
+    sq_requeue_front(&st->writes, &back);
+    free(b);
+    st->writes.in_flight--;
+    cas_flush(st);
+    return true;
 }
 
 static void cas_batch_done(const struct db_result *r, void *arg)
@@ -209,6 +245,10 @@ static void cas_batch_done(const struct db_result *r, void *arg)
             int32_t g = pgbin_int4(r->res, i, 0);
             if (g >= 0 && g < b->ngroups) conflict[g] = true;
         }
+    }
+    if (b->lean && s == STORE_OK && conflict && have_xid && lean_again(st, b, r, conflict)) {
+        free(conflict);
+        return;
     }
     if (b->append) append_done(st, b, r, s, conflict, xid);
     /* writes.in_flight still counts this batch: requests that write again from their
@@ -345,10 +385,15 @@ static struct db_job *append_send(struct store *st, struct cas_batch *b, size_t 
     if (buf && !(pkeys.oom || pvers.oom || pgrps.oom || bad.oom || ikeys.oom || ivers.oom || imgs.oom || igrps.oom)) {
         struct db_param p[8] = {pa_param(&pkeys), pa_param(&pvers), pa_param(&pgrps), pa_param(&bad),
                                 pa_param(&imgs),  pa_param(&ikeys), pa_param(&ivers), pa_param(&igrps)};
+        struct db_param pl[5] = {p[0], p[1], p[2], p[4], p[5]};
         b->append = true;
+        b->lean = nbad == 0 && !st->full_next && metrics_now() >= st->lean_after;
+        st->full_next = false;
+        st->stats.lean_appends += b->lean;
         b->nimages = nim;
         b->serial = wlog_append_begin(st->wl);
-        job = db_query_prepared(st->db, STMT_APPEND, SQL_APPEND, 8, p, cas_batch_done, b);
+        job = b->lean ? db_query_prepared(st->db, STMT_APPEND_LEAN, SQL_APPEND_LEAN, 5, pl, cas_batch_done, b)
+                      : db_query_prepared(st->db, STMT_APPEND, SQL_APPEND, 8, p, cas_batch_done, b);
         if (job) db_bind_session(job); /* its keys' homes are this epoch's */
         if (!job) {
             wlog_append_end(st->wl, b->serial, -1, false);

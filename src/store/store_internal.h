@@ -30,7 +30,7 @@ struct bhold;
 struct cas_call;
 struct load_ctx;
 
-enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED, STMT_CAS_ONE_FLIPS, STMT_APPEND }; /* prepared once per connection (db_query_prepared) */
+enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED, STMT_CAS_ONE_FLIPS, STMT_APPEND, STMT_APPEND_LEAN }; /* prepared once per connection (db_query_prepared) */
 
 struct store {
     struct db *db;
@@ -53,6 +53,8 @@ struct store {
     struct kept *kept;            /* decoded copies of big values just written (kept.h) */
     struct wlog *wl;              /* the write-behind log (store_wlog.h) */
     struct squeue parked;         /* writes of pending keys waiting for a fold or the lease */
+    double lean_after;            /* appends are lean (SQL_APPEND_LEAN) from this time on: */
+    bool full_next;               /* but not the next one (its calls go out again) */
     struct event *wait_ev;        /* a pause before sending again what the log's guard held back */
     uint8_t *empty_bits;          /* the encoding of the empty bitmap: an expired row's bits */
     size_t empty_len;
@@ -142,6 +144,7 @@ struct cas_batch {
     struct store *st;
     bool rows_only;        /* sent as SQL_CAS_ROWS */
     bool append;           /* sent as SQL_APPEND: the write-behind log */
+    bool lean;             /* ... as SQL_APPEND_LEAN */
     uint64_t serial;       /* the append's, for the log (wlog_append_begin) */
     size_t nimages;
     struct cas_call *calls;
@@ -164,6 +167,7 @@ extern const char SQL_CAS_ONE[];
 extern const char SQL_CAS_ONE_CHUNKED[];
 extern const char SQL_CAS_ONE_FLIPS[];
 extern const char SQL_APPEND[];
+extern const char SQL_APPEND_LEAN[];
 
 #define LOAD_OF(item) SQ_OWNER(item, struct load_ctx, q)
 #define CALL_OF(item) SQ_OWNER(item, struct cas_call, q)

@@ -91,6 +91,12 @@ void store_metrics_render(struct evbuffer *out, void *arg)
         metrics_counter(out, "bitmapd_wlog_appends_total", "Rows appended to the write-behind log.", ws.appends);
         metrics_counter(out, "bitmapd_wlog_append_keys_total", "Images acknowledged through the write-behind log.",
                 ss.append_keys);
+        metrics_counter(out, "bitmapd_wlog_lean_appends_total",
+                "Appends sent in the lean form (no failed image known, no other instance found watching).",
+                ss.lean_appends);
+        metrics_counter(out, "bitmapd_wlog_lean_redone_total",
+                "Lean appends that put nothing in (a group failed, or another instance watches): sent again in full.",
+                ss.lean_redone);
         metrics_counter(out, "bitmapd_wlog_folds_total", "Folds of the pending images into bitmapd.bitmaps.", ws.folds);
         metrics_counter(out, "bitmapd_wlog_folded_keys_total", "Images written by folds.", ws.fold_keys);
         metrics_counter(out, "bitmapd_wlog_leases_total", "Times this instance took the lease.", ws.leases);

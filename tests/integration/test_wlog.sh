@@ -31,6 +31,8 @@ for i in $(seq 0 199); do printf 'SETBIT %sk%d %d 1\n' "$P" "$((i % 50))" "$i"; 
 check "200 SETBITs of 50 keys went through the log" yes \
   "$([[ $(metric bitmapd_wlog_append_keys_total) -gt $before ]] && echo yes || echo no)"
 check "the log has rows, not folded yet" yes "$([[ $(logrows) -gt 0 ]] && echo yes || echo no)"
+check "alone, A's appends are lean, and none was sent again" "yes 0" \
+  "$([[ $(metric bitmapd_wlog_lean_appends_total) -gt 0 ]] && echo yes || echo no) $(metric bitmapd_wlog_lean_redone_total)"
 check "no row of those keys in the table yet" 0 "$(rowcount)"
 check "GETBIT of a pending key" 1 "$(redis-cli -p "$A_R" getbit "${P}k7" 57)"
 check "BITCOUNT of a pending key (4 bits)" 4 "$(redis-cli -p "$A_R" bitcount "${P}k7")"
@@ -117,6 +119,8 @@ check "B's cached copy follows A's next append (A announces to a watcher)" 1 \
   "$(redis-cli -p "$B_R" getbit "${P}shared" 12 >/dev/null; redis-cli -p "$A_R" setbit "${P}shared" 12 1 >/dev/null
      for _ in $(seq 100); do [[ $(redis-cli -p "$B_R" getbit "${P}shared" 12) == 1 ]] && break; sleep 0.05; done
      redis-cli -p "$B_R" getbit "${P}shared" 12)"
+check "A's lean appends met B watching and went out again in full" yes \
+  "$([[ $(metric bitmapd_wlog_lean_redone_total "$A_URL") -gt 0 ]] && echo yes || echo no)"
 stop_service "$B"
 
 echo "# a watcher that starts while the holder appends unannounced"
@@ -203,6 +207,8 @@ wait_for "F's append of K waits behind psql's row" waiting_on_lock
 lock_close COMMIT
 wait "$pipe_pid"
 check "both SETBITs answer 0 (K's applied again over psql's version)" "0 0" "$(cat "$BITMAPD_TEST_TMP/half.out")"
+check "the lean append whose group failed went out again in full" yes \
+  "$([[ $(metric bitmapd_wlog_lean_redone_total) -gt 0 ]] && echo yes || echo no)"
 # an image's pack (src/store/store_wlog.c): magic and count (8 bytes), the key's length
 # (2), the key, its version (8, big-endian; the low 4 read here), ...
 images_of() { # KEY: the versions of KEY's images in the log, in order
