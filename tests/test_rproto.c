@@ -182,6 +182,66 @@ static void test_multibulk_binary(void **state)
     evbuffer_free(in);
 }
 
+/* A command's arguments are one block: their bytes in order, each NUL-terminated,
+ * then the array (rproto.h), whether the command came whole or in pieces, as a
+ * multibulk of up to 64 arguments (taken in one pass), of more, or inline. */
+static void expect_one_block(const struct rarg *argv, size_t argc)
+{
+    for (size_t i = 0; i + 1 < argc; i++) assert_ptr_equal(argv[i + 1].ptr, argv[i].ptr + argv[i].len + 1);
+    assert_true((const char *)argv > argv[argc - 1].ptr + argv[argc - 1].len);
+    assert_true((const char *)argv - (argv[argc - 1].ptr + argv[argc - 1].len) <= 8);
+}
+
+static void one_block_of(const char *s, size_t n, size_t piece, size_t want_argc)
+{
+    struct rparser p;
+    struct evbuffer *in = evbuffer_new();
+    char err[128];
+    size_t argc = 0, fed = 0;
+    struct rarg *argv = NULL;
+    rparser_init(&p, &roomy);
+    while (!argv) {
+        size_t k = n - fed < piece ? n - fed : piece;
+        assert_true(k > 0);
+        evbuffer_add(in, s + fed, k);
+        fed += k;
+        enum rproto_status st = rparser_feed(&p, in, err, sizeof(err));
+        assert_int_not_equal(st, RP_ERROR);
+        if (st == RP_COMMAND) argv = rparser_take(&p, &argc);
+    }
+    assert_int_equal(argc, want_argc);
+    expect_one_block(argv, argc);
+    rargs_free(argv, argc);
+    rparser_reset(&p);
+    evbuffer_free(in);
+}
+
+static void test_args_one_block(void **state)
+{
+    char s[4096];
+    for (size_t nargs = 1; nargs <= 70; nargs += 23) { /* 1, 24, 47 and 70 arguments */
+        int n = snprintf(s, sizeof(s), "*%zu\r\n", nargs);
+        for (size_t i = 0; i < nargs; i++) /* i % 7 bytes each */
+            n += snprintf(s + n, sizeof(s) - (size_t)n, "$%zu\r\n%.*s\r\n", i % 7, (int)(i % 7), "xxxxxxx");
+        for (size_t piece = 1; piece <= (size_t)n; piece = piece * 3 + 1) one_block_of(s, (size_t)n, piece, nargs);
+    }
+    static const char inl[] = "SET \"a b\" c\r\n";
+    one_block_of(inl, sizeof(inl) - 1, sizeof(inl), 3);
+    one_block_of(inl, sizeof(inl) - 1, 2, 3);
+    /* 64 arguments are taken whole, 65 by the slow path: the same commands either way */
+    for (size_t nargs = 64; nargs <= 65; nargs++) {
+        char want[512] = "";
+        size_t wl = 0;
+        int n = snprintf(s, sizeof(s), "*%zu\r\n", nargs);
+        for (size_t i = 0; i < nargs; i++) {
+            n += snprintf(s + n, sizeof(s) - (size_t)n, "$1\r\n%c\r\n", (char)('a' + i % 26));
+            wl += (size_t)snprintf(want + wl, sizeof(want) - wl, "[%c]", (char)('a' + i % 26));
+        }
+        snprintf(want + wl, sizeof(want) - wl, "\n");
+        expect_parse_lim(&roomy, s, (size_t)n, want);
+    }
+}
+
 /* *0 and *-1 are empty commands Redis skips; the next command still parses. */
 static void test_multibulk_empty(void **state)
 {
@@ -216,10 +276,10 @@ static void test_reset_half_parsed(void **state)
     rparser_init(&p, &roomy);
     evbuffer_add(in, s, sizeof(s) - 1);
     assert_int_equal(rparser_feed(&p, in, err, sizeof(err)), RP_MORE);
-    assert_int_equal(p.argc, 2);
+    assert_int_equal(p.args.argc, 2);
     rparser_reset(&p);
-    assert_int_equal(p.argc, 0);
-    assert_null(p.argv);
+    assert_int_equal(p.args.argc, 0);
+    assert_null(p.args.argv);
     /* after a reset the parser starts a new command */
     evbuffer_drain(in, evbuffer_get_length(in));
     evbuffer_add(in, "PING\r\n", 6);
@@ -625,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_multibulk_split_everywhere),
         cmocka_unit_test(test_multibulk_binary),
         cmocka_unit_test(test_multibulk_empty),
+        cmocka_unit_test(test_args_one_block),
         cmocka_unit_test(test_multibulk_at_limits),
         cmocka_unit_test(test_reset_half_parsed),
         cmocka_unit_test(test_inline_basic),

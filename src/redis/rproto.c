@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,46 +19,87 @@ void rparser_init(struct rparser *p, const struct rproto_limits *lim)
 
 void rargs_free(struct rarg *argv, size_t argc)
 {
-    if (!argv) return;
-    for (size_t i = 0; i < argc; i++) free(argv[i].ptr);
-    free(argv);
+    if (argv) free(argc ? (void *)argv[0].ptr : (void *)argv); /* the block starts with the first argument */
+}
+
+/* ---- argument lists (rproto.h: one allocation a command) ---------------------------- */
+
+static void ab_free(struct rargbuf *b)
+{
+    free(b->argv);
+    free(b->data);
+    memset(b, 0, sizeof(*b));
+}
+
+/* Room in data for n more bytes; the arguments follow their bytes if they move. */
+static bool ab_reserve(struct rargbuf *b, size_t n)
+{
+    if (n <= b->dcap - b->dlen) return true;
+    size_t nc = b->dcap > 32 ? b->dcap * 2 : 64;
+    if (nc - b->dlen < n) nc = b->dlen + n;
+    char *nd = realloc(b->data, nc);
+    if (!nd) return false;
+    for (size_t i = 0, off = 0; i < b->argc; off += b->argv[i].len + 1, i++) b->argv[i].ptr = nd + off;
+    b->data = nd;
+    b->dcap = nc;
+    return true;
+}
+
+/* A new argument of n bytes (NUL-terminated already); where to write them, or NULL
+ * when out of memory. The array grows by doubling, never past max entries. */
+static char *ab_add(struct rargbuf *b, size_t n, size_t max)
+{
+    if (b->argc == b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 8;
+        if (nc > max && max > b->argc) nc = max;
+        struct rarg *na = realloc(b->argv, nc * sizeof(*na));
+        if (!na) return NULL;
+        b->argv = na;
+        b->cap = nc;
+    }
+    if (!ab_reserve(b, n + 1)) return NULL;
+    char *dst = b->data + b->dlen;
+    dst[n] = '\0';
+    b->argv[b->argc++] = (struct rarg){dst, n};
+    b->dlen += n + 1;
+    return dst;
+}
+
+/* The arguments as one block (their bytes, then the array), b emptied; NULL when out
+ * of memory (b then unchanged). */
+static struct rarg *ab_finish(struct rargbuf *b, size_t *argc)
+{
+    size_t pad = (b->dlen + 7) & ~(size_t)7;
+    char *blk = realloc(b->data, pad + b->argc * sizeof(struct rarg) + 1);
+    if (!blk) return NULL;
+    struct rarg *argv = (struct rarg *)(void *)(blk + pad);
+    for (size_t i = 0, off = 0; i < b->argc; off += b->argv[i].len + 1, i++)
+        argv[i] = (struct rarg){blk + off, b->argv[i].len};
+    *argc = b->argc;
+    free(b->argv);
+    memset(b, 0, sizeof(*b));
+    return argv;
 }
 
 void rparser_reset(struct rparser *p)
 {
-    rargs_free(p->argv, p->argc);
-    p->argv = NULL;
-    p->argc = p->cap = 0;
+    ab_free(&p->args);
+    rargs_free(p->done, p->done_argc);
+    p->done = NULL;
+    p->done_argc = 0;
     p->want_args = -1;
     p->bulk_len = -1;
 }
 
 struct rarg *rparser_take(struct rparser *p, size_t *argc)
 {
-    struct rarg *argv = p->argv;
-    *argc = p->argc;
-    p->argv = NULL;
-    p->argc = p->cap = 0;
+    struct rarg *argv = p->done;
+    *argc = p->done_argc;
+    p->done = NULL;
+    p->done_argc = 0;
     p->want_args = -1;
     p->bulk_len = -1;
     return argv;
-}
-
-static bool push_arg(struct rarg **argv, size_t *argc, size_t *cap, const char *s, size_t n)
-{
-    if (*argc == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        struct rarg *na = realloc(*argv, nc * sizeof(*na));
-        if (!na) return false;
-        *argv = na;
-        *cap = nc;
-    }
-    char *copy = malloc(n + 1);
-    if (!copy) return false;
-    if (n) memcpy(copy, s, n);
-    copy[n] = '\0';
-    (*argv)[(*argc)++] = (struct rarg){copy, n};
-    return true;
 }
 
 bool rproto_string2ll(const char *s, size_t n, long long *out)
@@ -94,9 +136,9 @@ static int hexval(int c)
 
 bool rproto_split_inline(const char *line, size_t len, struct rarg **argv, size_t *argc)
 {
-    struct rarg *v = NULL;
-    size_t n = 0, cap = 0, i = 0;
-    char *cur = malloc(len + 1);
+    struct rargbuf b = {0};
+    size_t i = 0;
+    char *cur = malloc(len + 1), *dst;
 
     if (!cur) return false;
     *argv = NULL;
@@ -148,15 +190,19 @@ bool rproto_split_inline(const char *line, size_t len, struct rarg **argv, size_
                 }
             }
         }
-        if (!push_arg(&v, &n, &cap, cur, cl)) goto fail;
+        if (!(dst = ab_add(&b, cl, SIZE_MAX))) goto fail;
+        if (cl) memcpy(dst, cur, cl);
     }
     free(cur);
-    *argv = v;
-    *argc = n;
+    if (!b.argc) { /* nothing on the line */
+        ab_free(&b);
+        return true;
+    }
+    if (!(*argv = ab_finish(&b, argc))) goto fail;
     return true;
 fail:
     free(cur);
-    rargs_free(v, n);
+    ab_free(&b);
     return false;
 }
 
@@ -183,6 +229,69 @@ static char *take_line(struct evbuffer *in, size_t max, size_t *len, bool *too_l
     return line;
 }
 
+/* The line of a header at s[at..n): its text (after the '*' or '$', without the
+ * CR before the LF) as text and tlen, and where the next line starts; false if its LF
+ * is not within n or the line is longer than max (rparser_feed's slow path then
+ * decides, and answers the errors). */
+static bool header_at(const char *s, size_t n, size_t at, size_t max, const char **text, size_t *tlen,
+                      size_t *next)
+{
+    size_t room = n - at < max + 1 ? n - at : max + 1;
+    const char *lf = memchr(s + at, '\n', room);
+    if (!lf) return false;
+    size_t len = (size_t)(lf - (s + at)); /* what take_line compares with max */
+    if (len > max) return false;
+    if (len && lf[-1] == '\r') len--;
+    *text = s + at + 1;
+    *tlen = len ? len - 1 : 0;
+    *next = (size_t)(lf - s) + 1;
+    return len >= 1;
+}
+
+#define WHOLE_MAX_ARGS 64 /* commands of more arguments take the slow path */
+
+/* A whole multibulk command of at most WHOLE_MAX_ARGS arguments, all in the first
+ * piece of in: taken in one pass and one allocation (rproto.h), with no line copied
+ * out first. False (nothing taken) for anything else, including every input that
+ * the slow path answers with an error: it alone says what those are. */
+static bool take_whole(struct rparser *p, struct evbuffer *in)
+{
+    struct evbuffer_iovec v;
+    if (evbuffer_peek(in, -1, NULL, &v, 1) < 1 || v.iov_len < 4) return false;
+    const char *s = v.iov_base, *t;
+    size_t n = v.iov_len, tl, pos;
+    long long count, len;
+    size_t at[WHOLE_MAX_ARGS], lens[WHOLE_MAX_ARGS], total = 0;
+
+    if (s[0] != '*' || !header_at(s, n, 0, p->lim.max_inline, &t, &tl, &pos)) return false;
+    if (!rproto_string2ll(t, tl, &count) || count < 1 || count > WHOLE_MAX_ARGS ||
+        (unsigned long long)count > p->lim.max_args)
+        return false;
+    for (long long i = 0; i < count; i++) {
+        if (pos >= n || s[pos] != '$' || !header_at(s, n, pos, p->lim.max_inline, &t, &tl, &pos)) return false;
+        if (!rproto_string2ll(t, tl, &len) || len < 0 || (unsigned long long)len > p->lim.max_bulk ||
+            n - pos < (size_t)len + 2)
+            return false;
+        at[i] = pos;
+        lens[i] = (size_t)len;
+        total += (size_t)len + 1;
+        pos += (size_t)len + 2; /* the CRLF after the bytes is not checked (nor by Redis) */
+    }
+    size_t pad = (total + 7) & ~(size_t)7;
+    char *blk = malloc(pad + (size_t)count * sizeof(struct rarg));
+    if (!blk) return false; /* the slow path fails it as out of memory */
+    struct rarg *argv = (struct rarg *)(void *)(blk + pad);
+    for (long long i = 0, off = 0; i < count; off += (long long)lens[i] + 1, i++) {
+        if (lens[i]) memcpy(blk + off, s + at[i], lens[i]);
+        blk[off + (long long)lens[i]] = '\0';
+        argv[i] = (struct rarg){blk + off, lens[i]};
+    }
+    evbuffer_drain(in, pos);
+    p->done = argv;
+    p->done_argc = (size_t)count;
+    return true;
+}
+
 enum rproto_status rparser_feed(struct rparser *p, struct evbuffer *in, char *err, size_t errlen)
 {
     for (;;) {
@@ -193,6 +302,7 @@ enum rproto_status rparser_feed(struct rparser *p, struct evbuffer *in, char *er
             size_t n;
             bool too_long;
             if (avail == 0) return RP_MORE;
+            if (take_whole(p, in)) return RP_COMMAND;
             evbuffer_copyout(in, &first, 1);
             char *line = take_line(in, p->lim.max_inline, &n, &too_long);
             if (!line) {
@@ -213,7 +323,6 @@ enum rproto_status rparser_feed(struct rparser *p, struct evbuffer *in, char *er
                 }
                 if (count <= 0) continue; /* an empty command: ignored, as Redis does */
                 p->want_args = count;
-                p->argc = 0;
                 continue;
             }
             struct rarg *argv;
@@ -224,12 +333,9 @@ enum rproto_status rparser_feed(struct rparser *p, struct evbuffer *in, char *er
                 snprintf(err, errlen, "Protocol error: unbalanced quotes in request");
                 return RP_ERROR;
             }
-            if (argc == 0) {
-                free(argv);
-                continue; /* empty line */
-            }
-            p->argv = argv;
-            p->argc = p->cap = argc;
+            if (argc == 0) continue; /* empty line */
+            p->done = argv;
+            p->done_argc = argc;
             return RP_COMMAND;
         }
         if (p->bulk_len < 0) {
@@ -264,28 +370,21 @@ enum rproto_status rparser_feed(struct rparser *p, struct evbuffer *in, char *er
             continue;
         }
         if (avail < (size_t)p->bulk_len + 2) return RP_MORE;
-        if (p->argc == p->cap) {
-            size_t nc = p->cap ? p->cap * 2 : 8;
-            if (nc > (size_t)p->want_args) nc = (size_t)p->want_args;
-            struct rarg *na = realloc(p->argv, nc * sizeof(*na));
-            if (!na) {
-                snprintf(err, errlen, "Protocol error: out of memory");
-                return RP_ERROR;
-            }
-            p->argv = na;
-            p->cap = nc;
-        }
-        char *data = malloc((size_t)p->bulk_len + 1);
+        char *data = ab_add(&p->args, (size_t)p->bulk_len, (size_t)p->want_args);
         if (!data) {
             snprintf(err, errlen, "Protocol error: out of memory");
             return RP_ERROR;
         }
         evbuffer_remove(in, data, (size_t)p->bulk_len);
         evbuffer_drain(in, 2); /* CRLF */
-        data[p->bulk_len] = '\0';
-        p->argv[p->argc++] = (struct rarg){data, (size_t)p->bulk_len};
         p->bulk_len = -1;
-        if ((long long)p->argc == p->want_args) return RP_COMMAND;
+        if ((long long)p->args.argc == p->want_args) {
+            if (!(p->done = ab_finish(&p->args, &p->done_argc))) {
+                snprintf(err, errlen, "Protocol error: out of memory");
+                return RP_ERROR;
+            }
+            return RP_COMMAND;
+        }
     }
 }
 

@@ -202,7 +202,7 @@ static void drain(struct run *r, struct rparser *p, struct evbuffer *in, bool ch
         CHECK(st == RP_COMMAND, "rparser_feed returned %d", (int)st);
         size_t argc;
         struct rarg *argv = rparser_take(p, &argc);
-        CHECK(p->argc == 0 && p->argv == NULL && p->want_args == -1 && p->bulk_len == -1,
+        CHECK(p->args.argc == 0 && p->args.argv == NULL && p->done == NULL && p->want_args == -1 && p->bulk_len == -1,
               "rparser_take did not ready the parser");
         on_command(r, argv, argc);
         if (checks) {
@@ -270,12 +270,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!whole.error) {
         CHECK(evbuffer_get_length(bw) == evbuffer_get_length(bp), "unread bytes differ: %zu vs %zu",
               evbuffer_get_length(bw), evbuffer_get_length(bp));
-        CHECK(pw.want_args == pp.want_args && pw.bulk_len == pp.bulk_len && pw.argc == pp.argc,
+        CHECK(pw.want_args == pp.want_args && pw.bulk_len == pp.bulk_len && pw.args.argc == pp.args.argc,
               "parser states differ");
         CHECK(pw.bulk_len < 0 || (size_t)pw.bulk_len <= lim.max_bulk, "pending bulk over the limit");
         CHECK(pw.want_args < 0 || (size_t)pw.want_args <= lim.max_args, "pending count over the limit");
-        for (size_t i = 0; i < pw.argc; i++)
-            CHECK(pw.argv[i].len == pp.argv[i].len && memcmp(pw.argv[i].ptr, pp.argv[i].ptr, pw.argv[i].len) == 0,
+        for (size_t i = 0; i < pw.args.argc; i++)
+            CHECK(pw.args.argv[i].len == pp.args.argv[i].len &&
+                      memcmp(pw.args.argv[i].ptr, pp.args.argv[i].ptr, pw.args.argv[i].len) == 0,
                   "half-received argument %zu differs", i);
     }
     rparser_reset(&pw); /* a connection closing with a half-received command */
