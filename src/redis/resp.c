@@ -201,8 +201,10 @@ static void client_flush(struct rclient *cl)
             client_mark_dirty(cl);
         }
         rargs_free(c->argv, c->argc);
-        if (!cl->spare && evbuffer_get_length(c->r.out) == 0) {
+        if (cl->nspare < RESP_SPARES && evbuffer_get_length(c->r.out) == 0) {
+            c->next = cl->spare;
             cl->spare = c;
+            cl->nspare++;
         } else {
             evbuffer_free(c->r.out);
             free(c);
@@ -430,9 +432,11 @@ static void client_free(struct rclient *cl)
         free(c);
     }
     cl->next_start = NULL;
-    if (cl->spare) {
-        evbuffer_free(cl->spare->r.out);
-        free(cl->spare);
+    while (cl->spare) {
+        struct rcmd *c = cl->spare;
+        cl->spare = c->next;
+        evbuffer_free(c->r.out);
+        free(c);
     }
     if (cl->bev) bufferevent_free(cl->bev);
     if (cl->in) evbuffer_free(cl->in);
@@ -464,7 +468,8 @@ static bool enqueue(struct rclient *cl, struct rarg *argv, size_t argc)
     struct rcmd *c = cl->spare;
     if (c) {
         struct evbuffer *out = c->r.out;
-        cl->spare = NULL;
+        cl->spare = c->next;
+        cl->nspare--;
         memset(c, 0, sizeof(*c));
         c->r.out = out;
     } else if (!(c = calloc(1, sizeof(*c))) || !(c->r.out = evbuffer_new())) {

@@ -16,6 +16,7 @@
 #define MAX_STARTED 1024              /* commands of one client running at once (a train merges a
                                        * pipeline of one-key writes: more at once, fewer commits) */
 #define OUTPUT_HIGH_WATER (64u << 20) /* stop reading a client that does not read replies */
+#define RESP_SPARES 16                /* finished commands a client keeps for reuse (resp.c) */
 
 struct resp_server {
     struct app *app;
@@ -59,7 +60,8 @@ struct rclient {
     bool parsed;          /* a whole command arrived since the deadline was set */
     struct rclient *dirty_prev, *dirty_next;
     bool dirty;           /* on srv->dirty */
-    struct rcmd *spare;   /* a finished command kept for the next one (its reply buffer, empty) */
+    struct rcmd *spare;   /* finished commands kept for the next ones (their reply buffers, empty), */
+    unsigned nspare;      /* linked by next: at most RESP_SPARES, a pipeline's worth */
     /* Reading is ours, not the bufferevent's (which only writes): one recv per
      * readiness, without the FIONREAD ioctl libevent asks before each read. */
     struct event *rev;

@@ -221,7 +221,7 @@ void rkv_unit_set_expire(struct wp_unit *u, int k, int64_t expire_ms)
 static void kwrite_free(struct kwrite *w)
 {
     wpath_free(w->wp);
-    free(w->slot);
+    if (w->slot != w->slot_buf) free(w->slot);
     if (w->extra) (w->extra_free ? w->extra_free : free)(w->extra);
     free(w);
 }
@@ -274,16 +274,17 @@ void kwrite_ex(struct rcmd *c, const size_t *keyargs, size_t n, kmut_fn *mut, kr
                       void (*extra_free)(void *))
 {
     struct kwrite *w = calloc(1, sizeof(*w));
-    const struct rarg **keys = calloc(n ? n : 1, sizeof(*keys));
+    const struct rarg *keys_buf[8], **keys = n <= 8 ? keys_buf : calloc(n, sizeof(*keys));
     int nk = 0;
 
-    if (!w || !keys || !(w->slot = malloc(c->argc * sizeof(int)))) goto oom;
+    if (w) w->slot = c->argc <= sizeof(w->slot_buf) / sizeof(w->slot_buf[0]) ? w->slot_buf : malloc(c->argc * sizeof(int));
+    if (!w || !keys || !w->slot) goto oom;
     for (size_t i = 0; i < n; i++) keys[i] = &c->argv[keyargs[i]];
     w->extra = extra;
     w->extra_free = extra_free;
     extra = NULL;
     if (!rkv_keys_ok(c, keys, n)) {
-        free(keys);
+        if (keys != keys_buf) free(keys);
         kwrite_free(w);
         rcmd_finish(c);
         return;
@@ -308,12 +309,12 @@ void kwrite_ex(struct rcmd *c, const size_t *keyargs, size_t n, kmut_fn *mut, kr
         w->slot[keyargs[i]] = k;
     }
     u->nkeys = nk;
-    free(keys);
+    if (keys != keys_buf) free(keys);
     c->op = w;
     wpath_run(w->wp);
     return;
 oom:
-    free(keys);
+    if (keys != keys_buf) free(keys);
     if (extra) (extra_free ? extra_free : free)(extra);
     if (w) kwrite_free(w);
     rr_error(&c->r, "ERR out of memory");

@@ -34,7 +34,8 @@ struct kwrite {
     struct wpath *wp;
     kmut_fn *mut;
     kreply_fn *reply;
-    int *slot;     /* argument position → unit key index (or -1) */
+    int *slot;     /* argument position → unit key index (or -1): slot_buf, or allocated */
+    int slot_buf[8];
     long long n;   /* a result the reply uses */
     char err[200]; /* set by mut() with WP_REJECT */
     void *extra;   /* the command's own state */

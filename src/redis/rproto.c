@@ -390,6 +390,20 @@ enum rproto_status rparser_feed(struct rparser *p, struct evbuffer *in, char *er
 
 /* ---- replies ---------------------------------------------------------------- */
 
+/* prefix, the decimal of v and CRLF, in one evbuffer_add: the headers of most replies
+ * (evbuffer_add_printf formats through vsnprintf and a scratch chain) */
+static void add_head(struct evbuffer *out, char prefix, long long v)
+{
+    char buf[24], *e = buf + sizeof(buf), *p = e - 2;
+    unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+    p[0] = '\r';
+    p[1] = '\n';
+    do *--p = (char)('0' + u % 10); while (u /= 10);
+    if (v < 0) *--p = '-';
+    *--p = prefix;
+    evbuffer_add(out, p, (size_t)(e - p));
+}
+
 void rr_simple(struct rreply *r, const char *s) { evbuffer_add_printf(r->out, "+%s\r\n", s); }
 
 void rr_error(struct rreply *r, const char *fmt, ...)
@@ -404,11 +418,11 @@ void rr_error(struct rreply *r, const char *fmt, ...)
     evbuffer_add_printf(r->out, "-%s\r\n", buf);
 }
 
-void rr_int(struct rreply *r, long long v) { evbuffer_add_printf(r->out, ":%lld\r\n", v); }
+void rr_int(struct rreply *r, long long v) { add_head(r->out, ':', v); }
 
 void rr_bulk(struct rreply *r, const void *p, size_t n)
 {
-    evbuffer_add_printf(r->out, "$%zu\r\n", n);
+    add_head(r->out, '$', (long long)n);
     if (n) evbuffer_add(r->out, p, n);
     evbuffer_add(r->out, "\r\n", 2);
 }
@@ -417,17 +431,17 @@ void rr_cstr(struct rreply *r, const char *s) { rr_bulk(r, s, strlen(s)); }
 
 void rr_nil(struct rreply *r) { evbuffer_add(r->out, r->proto == 3 ? "_\r\n" : "$-1\r\n", r->proto == 3 ? 3 : 5); }
 
-void rr_array(struct rreply *r, size_t n) { evbuffer_add_printf(r->out, "*%zu\r\n", n); }
+void rr_array(struct rreply *r, size_t n) { add_head(r->out, '*', (long long)n); }
 
 void rr_map(struct rreply *r, size_t n)
 {
     if (r->proto == 3)
-        evbuffer_add_printf(r->out, "%%%zu\r\n", n);
+        add_head(r->out, '%', (long long)n);
     else
-        evbuffer_add_printf(r->out, "*%zu\r\n", 2 * n);
+        add_head(r->out, '*', (long long)(2 * n));
 }
 
-void rr_set(struct rreply *r, size_t n) { evbuffer_add_printf(r->out, "%c%zu\r\n", r->proto == 3 ? '~' : '*', n); }
+void rr_set(struct rreply *r, size_t n) { add_head(r->out, r->proto == 3 ? '~' : '*', (long long)n); }
 
 void rr_verbatim(struct rreply *r, const char *p, size_t n)
 {

@@ -5,13 +5,12 @@
 
 #include "store/store_internal.h"
 
+/* The call, its writes, their chunk plans and blobs and the keys' bytes are one
+ * allocation (rows_cas). */
 void cas_call_free(struct cas_call *c)
 {
-    for (size_t i = 0; c->ch && i < c->n; i++) cas_chunks_free(&c->ch[i]);
-    free(c->ch);
-    for (size_t i = 0; c->blobs && i < c->n; i++) cache_blob_unref(c->blobs[i]);
-    free(c->blobs);
-    free(c->w);
+    for (size_t i = 0; i < c->n; i++) cas_chunks_free(&c->ch[i]);
+    for (size_t i = 0; i < c->n; i++) cache_blob_unref(c->blobs[i]);
     free(c);
 }
 
@@ -670,23 +669,26 @@ void cas_flush(struct store *st)
 struct db_job *rows_cas(struct store *st, const struct store_write *w, size_t n, int32_t ngroups, store_cas_cb cb,
                         void *arg)
 {
-    struct cas_call *c = calloc(1, sizeof(*c));
-    size_t keybytes = 0;
+    struct cas_call *c;
+    size_t keybytes = 0, bytes = 0;
     uint8_t *p;
 
-    if (!c) return NULL;
     for (size_t i = 0; i < n; i++) {
         keybytes += w[i].keylen;
-        c->bytes += w[i].keylen + (w[i].bits ? w[i].len : 0);
+        bytes += w[i].keylen + (w[i].bits ? w[i].len : 0);
     }
-    /* the writes and their keys in one block; the bits go into blobs */
-    if (!(c->w = malloc(n * sizeof(*w) + keybytes + 1)) || !(c->blobs = calloc(n ? n : 1, sizeof(*c->blobs))) ||
-        !(c->ch = calloc(n ? n : 1, sizeof(*c->ch))))
-        goto oom;
+    /* the call, the writes, their chunk plans, their blobs and the keys in one block
+     * (cas_call_free); the bits go into blobs */
+    if (!(c = calloc(1, sizeof(*c) + n * (sizeof(*c->w) + sizeof(*c->ch) + sizeof(*c->blobs)) + keybytes + 1)))
+        return NULL;
+    c->w = (struct store_write *)(void *)(c + 1);
+    c->ch = (struct cas_chunks *)(void *)(c->w + n);
+    c->blobs = (struct cache_blob **)(void *)(c->ch + n);
+    c->bytes = bytes;
     memcpy(c->w, w, n * sizeof(*w));
     c->n = n; /* from here cas_call_free() releases every blob made */
     c->epoch = st->bucket_epoch;
-    p = (uint8_t *)(c->w + n);
+    p = (uint8_t *)(c->blobs + n);
     for (size_t i = 0; i < n; i++) {
         memcpy(p, w[i].key, w[i].keylen);
         c->w[i].key = p;

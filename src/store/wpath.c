@@ -428,6 +428,42 @@ static void wp_start_chunk(struct wpath *wp)
         wp_load(wp);
 }
 
+/* A request of one unit (most of them: one RESP command) is one allocation: the
+ * request, its unit and the per-chunk arrays for a chunk of one key, which the others
+ * allocate and grow (wp_next_chunk). */
+struct wpath_one {
+    struct wpath wp;
+    struct wp_unit unit;
+    size_t pending;
+    struct wp_ref ref;
+    uint8_t *encoded;
+};
+
+static bool is_inline(const struct wpath *wp, const void *p)
+{
+    const struct wpath_one *one = (const struct wpath_one *)(const void *)wp;
+    return wp->one && (p == &one->unit || p == &one->pending || p == &one->ref || p == &one->encoded);
+}
+
+/* *p (n entries of size elem) grown to cap entries; an inline array is copied out. */
+static bool grow(const struct wpath *wp, void **p, size_t n, size_t cap, size_t elem)
+{
+    void *np;
+    if (is_inline(wp, *p)) {
+        if (!(np = malloc(cap * elem))) return false;
+        memcpy(np, *p, n * elem);
+    } else if (!(np = realloc(*p, cap * elem))) {
+        return false;
+    }
+    *p = np;
+    return true;
+}
+
+static void free_array(const struct wpath *wp, void *p)
+{
+    if (!is_inline(wp, p)) free(p);
+}
+
 void wp_next_chunk(struct wpath *wp)
 {
     size_t nkeys = 0;
@@ -445,17 +481,13 @@ void wp_next_chunk(struct wpath *wp)
     }
     if (want > wp->cap || units > wp->cap) {
         size_t cap = want > units ? want : units;
-        size_t *pending = realloc(wp->pending, cap * sizeof(*pending));
-        if (pending) wp->pending = pending;
-        struct wp_ref *refs = pending ? realloc(wp->refs, cap * sizeof(*refs)) : NULL;
-        if (refs) wp->refs = refs;
-        uint8_t **enc = refs ? realloc(wp->encoded, cap * sizeof(*enc)) : NULL;
-        if (enc) wp->encoded = enc;
-        if (!enc) {
+        if (!grow(wp, (void **)&wp->pending, wp->cap, cap, sizeof(*wp->pending)) ||
+            !grow(wp, (void **)&wp->refs, wp->cap, cap, sizeof(*wp->refs)) ||
+            !grow(wp, (void **)&wp->encoded, wp->cap, cap, sizeof(*wp->encoded))) {
             wp_finish(wp, WP_FAILED, "out of memory");
             return;
         }
-        for (size_t i = wp->cap; i < cap; i++) enc[i] = NULL;
+        for (size_t i = wp->cap; i < cap; i++) wp->encoded[i] = NULL;
         wp->cap = cap;
     }
     while (wp->next < wp->nunits) {
@@ -474,7 +506,7 @@ void wp_next_chunk(struct wpath *wp)
 struct wpath *wpath_new(struct store *st, const struct config *cfg, size_t nunits,
                         const struct wpath_ops *ops, void *arg, bool release_bitmaps)
 {
-    struct wpath *wp = calloc(1, sizeof(*wp));
+    struct wpath *wp = calloc(1, nunits == 1 ? sizeof(struct wpath_one) : sizeof(*wp));
 
     if (!wp) return NULL;
     wp->st = st;
@@ -483,7 +515,17 @@ struct wpath *wpath_new(struct store *st, const struct config *cfg, size_t nunit
     wp->ops = ops;
     wp->arg = arg;
     wp->release = release_bitmaps;
-    wp->units = calloc(nunits ? nunits : 1, sizeof(*wp->units));
+    if (nunits == 1) {
+        struct wpath_one *one = (struct wpath_one *)(void *)wp;
+        wp->one = true;
+        wp->units = &one->unit;
+        wp->pending = &one->pending;
+        wp->refs = &one->ref;
+        wp->encoded = &one->encoded;
+        wp->cap = 1;
+    } else {
+        wp->units = calloc(nunits ? nunits : 1, sizeof(*wp->units));
+    }
     for (size_t i = 0; wp->units && i < nunits; i++) wp->units[i].keys = wp->units[i].key_buf;
     if (!wp->units) {
         wpath_free(wp);
@@ -539,9 +581,9 @@ void wpath_free(struct wpath *wp)
         if (u->keys != u->key_buf) free(u->keys);
     }
     if (wp->encoded) wp_free_encoded(wp);
-    free(wp->units);
-    free(wp->pending);
-    free(wp->refs);
-    free(wp->encoded);
+    free_array(wp, wp->units);
+    free_array(wp, wp->pending);
+    free_array(wp, wp->refs);
+    free_array(wp, wp->encoded);
     free(wp);
 }

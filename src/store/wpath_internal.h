@@ -17,6 +17,7 @@ struct wpath {
     const struct wpath_ops *ops;
     void *arg;
     bool release;
+    bool one;             /* a request of one unit: its arrays start inline (wpath.c) */
     size_t next;          /* first unit not yet taken into a chunk */
     size_t *pending;      /* units of the current chunk still to commit */
     size_t cap;           /* entries of pending, refs and encoded (grown per chunk) */

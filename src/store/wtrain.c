@@ -3,6 +3,7 @@
  * (docs/design.md, "Merged writes"). Part of the write path: wpath.c hands it the
  * one-unit chunks whose ops allow merging (wpath_ops.merge). */
 #include <event2/event.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 
 #define TRAIN_MAX_UNITS 4096 /* units of one train; newcomers wait for the next */
 #define TRAIN_MAX_SLOTS 64   /* distinct keys of one train */
+#define TRAIN_INLINE_MEMBERS 4 /* members held in the train itself before an array is allocated */
 
 struct wp_slot {          /* one key of a train and its shared copy */
     struct wp_key k;      /* the name; version, nbytes, found and bm as loaded */
@@ -36,6 +38,7 @@ struct wp_slot {          /* one key of a train and its shared copy */
     bool dirty, cached, used, corrupt;
     struct cache_blob *patched; /* the new bytes while the statement is built, patched or
                                    encoded (the store shares the blob, not a copy) */
+    size_t enc_len;       /* their length, once the statement is answered */
     bool kept;            /* k.bm is the copy kept by the commit of the loaded bits (kept.h) */
     const uint8_t *base;  /* the loaded bits (valid while the train is applied and encoded) */
     size_t base_len;
@@ -68,6 +71,11 @@ struct wp_train {
     size_t sent_units;    /* members of the statement in flight, observed when it commits */
     struct db_job *job;
     struct event *timer;  /* the start at the end of the loop turn; the pause before a retry */
+    /* most trains are one request on one key: its member and slot, and the timer, in
+     * the train's own allocation (train_new) */
+    struct wp_member member0[TRAIN_INLINE_MEMBERS];
+    struct wp_slot slot0;
+    max_align_t ev[];     /* the timer's storage: event_get_struct_event_size() bytes */
 };
 
 static void train_load(struct wp_train *t);
@@ -106,29 +114,36 @@ static void train_timer_cb(evutil_socket_t fd, short what, void *arg)
 static void train_free(struct wp_train *t)
 {
     if (t->job) db_cancel(t->job);
-    if (t->timer) event_free(t->timer);
+    if (t->timer) event_del(t->timer); /* assigned in the train's block: not event_free */
     for (int i = 0; i < t->nslots; i++) {
         struct wp_slot *s = t->slots[i];
         if (s->k.bm) roaring_bitmap_free(s->k.bm);
         if (s->flipped) roaring_bitmap_free(s->flipped);
         if (s->k.key != s->k.buf) free((char *)s->k.key);
         cache_blob_unref(s->patched);
-        free(s);
+        if (s != &t->slot0) free(s);
     }
-    free(t->members);
+    if (t->members != t->member0) free(t->members);
     free(t);
 }
 
 static struct wp_train *train_new(struct wpath *wp)
 {
-    struct wp_train *t = calloc(1, sizeof(*t));
+    struct wp_train *t = calloc(1, sizeof(*t) + event_get_struct_event_size());
     static const struct timeval now = {0, 0};
 
     if (!t) return NULL;
     t->st = wp->st;
     t->cfg = wp->cfg;
     t->open = true;
-    if (!(t->timer = evtimer_new(store_event_base(wp->st), train_timer_cb, t)) || event_add(t->timer, &now) != 0) {
+    t->members = t->member0;
+    t->cap = TRAIN_INLINE_MEMBERS;
+    if (evtimer_assign((struct event *)(void *)t->ev, store_event_base(wp->st), train_timer_cb, t) != 0) {
+        free(t);
+        return NULL;
+    }
+    t->timer = (struct event *)(void *)t->ev;
+    if (event_add(t->timer, &now) != 0) {
         train_free(t);
         return NULL;
     }
@@ -149,18 +164,19 @@ static bool train_add(struct wp_train *t, struct wpath *wp)
     struct wp_member m = {wp, {0}};
 
     if (t->nmembers == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 4;
-        struct wp_member *nm = realloc(t->members, cap * sizeof(*nm));
+        size_t cap = 2 * t->cap;
+        struct wp_member *nm = t->members == t->member0 ? malloc(cap * sizeof(*nm)) : realloc(t->members, cap * sizeof(*nm));
         if (!nm) return false;
+        if (t->members == t->member0) memcpy(nm, t->member0, sizeof(t->member0));
         t->members = nm;
         t->cap = cap;
     }
     for (int k = 0; k < u->nkeys; k++) {
         int i = train_slot(t, &u->keys[k]);
         if (i < 0) {
-            struct wp_slot *s = calloc(1, sizeof(*s));
+            struct wp_slot *s = t->nslots ? calloc(1, sizeof(*s)) : &t->slot0; /* the first is the train's own */
             if (!s || !wp_key_set(&s->k, u->keys[k].key, u->keys[k].keylen)) {
-                free(s);
+                if (s != &t->slot0) free(s);
                 return false;
             }
             t->slots[t->nslots] = s;
@@ -294,6 +310,7 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
 
     t->job = NULL;
     for (int i = 0; i < t->nslots; i++) {
+        t->slots[i]->enc_len = t->slots[i]->patched ? t->slots[i]->patched->len : 0;
         cache_blob_unref(t->slots[i]->patched);
         t->slots[i]->patched = NULL;
     }
@@ -320,7 +337,10 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
             /* the committed copy, or a kept one nothing changed (back it goes; its
              * version did not move: s->version counts changes) */
             if (!s->used || !s->k.bm || !(s->dirty || (s->kept && s->touch == TOUCH_NONE))) continue;
-            store_keep_decoded(t->st, (const uint8_t *)s->k.key, s->k.keylen, s->version, s->k.bm);
+            if ((s->dirty ? s->enc_len : s->base_len) > (size_t)t->cfg->pg_chunk_bytes) /* else never kept */
+                store_keep_decoded(t->st, (const uint8_t *)s->k.key, s->k.keylen, s->version, s->k.bm);
+            else
+                roaring_bitmap_free(s->k.bm);
             s->k.bm = NULL;
         }
     for (size_t i = 0; i < t->nmembers; i++) {
@@ -383,7 +403,11 @@ static void slot_load(struct wp_train *t, struct wp_slot *s, const struct store_
     s->base_len = row->len;
     s->base_card = row->cardinality;
     s->touch = TOUCH_NONE;
-    s->flips_known = !row->expired; /* an expired value's chunks are not the base of what is written */
+    /* an expired value's chunks are not the base of what is written; and the flips
+     * matter only where the base is chunked (store_chunks_plan: the rows they differ
+     * from): for a one-row value, tracking them cost a bitmap and its container per
+     * write */
+    s->flips_known = !row->expired && row->found && row->len > (size_t)t->cfg->pg_chunk_bytes;
     if (s->flipped) roaring_bitmap_clear(s->flipped);
     s->corrupt = !wp_key_load(&s->k, row, kept, s->error, sizeof(s->error));
     s->found = s->k.found;
