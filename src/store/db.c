@@ -2,6 +2,7 @@
  * its socket and one timer; every transition goes through conn_set_state(). */
 #include "store/db.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,12 +103,11 @@ static struct timeval ms_to_tv(int ms)
 
 /* ---- jobs ---------------------------------------------------------------- */
 
+/* A job, its timer, its SQL text and its parameters are one allocation (job_new). */
 static void job_free(struct db_job *job)
 {
-    if (job->timer) event_free(job->timer);
+    if (job->timer) event_del(job->timer); /* assigned in the job's block: not event_free */
     if (job->res) PQclear(job->res);
-    free(job->sql);
-    free(job->values);
     free(job->fail_copy);
     free(job);
 }
@@ -187,15 +187,20 @@ static size_t param_size(const struct db_param *p)
     return p->format ? (size_t)p->length : strlen(p->value) + 1;
 }
 
-/* Copies the parameters into one block: values[], lengths[], formats[], then the bytes. */
-static bool job_copy_params(struct db_job *job, int n, const struct db_param *p)
+/* The room job_copy_params needs for n parameters. */
+static size_t params_room(int n, const struct db_param *p)
 {
     size_t total = 0;
     for (int i = 0; i < n; i++) total += param_size(&p[i]);
+    return (size_t)n * (sizeof(char *) + 2 * sizeof(int)) + total;
+}
+
+/* Copies the parameters into block: values[], lengths[], formats[], then the bytes. */
+static void job_copy_params(struct db_job *job, int n, const struct db_param *p, char *block)
+{
     size_t head = (size_t)n * (sizeof(char *) + 2 * sizeof(int));
-    char *block = malloc(head + total + 1);
-    if (!block) return false;
-    job->values = (const char **)block;
+    if (!n) return;
+    job->values = (const char **)(void *)block;
     job->lengths = (int *)(block + (size_t)n * sizeof(char *));
     job->formats = job->lengths + n;
     char *bytes = block + head;
@@ -207,25 +212,32 @@ static bool job_copy_params(struct db_job *job, int n, const struct db_param *p)
         job->formats[i] = p[i].format;
         bytes += len;
     }
-    return true;
 }
 
 static struct db_job *job_new(struct db *db, const char *sql, int nparams, const struct db_param *params,
                               db_cb cb, void *arg)
 {
-    struct db_job *job = calloc(1, sizeof(*job));
-    if (!job) return NULL;
+    struct db_job *job;
+    /* [job][its timer][the parameters][the SQL text]: the timer and the parameters'
+     * array heads aligned as a max_align_t */
+    size_t al = sizeof(max_align_t), evsz = (event_get_struct_event_size() + al - 1) / al * al;
+    size_t at_params = (sizeof(*job) + al - 1) / al * al + evsz, sqllen = strlen(sql);
+    size_t at_sql = at_params + params_room(nparams, params);
+    char *block = calloc(1, at_sql + sqllen + 1);
+    if (!block) return NULL;
+    job = (struct db_job *)(void *)block;
     job->db = db;
     job->cb = cb;
     job->arg = arg;
     job->nparams = nparams;
     job->stmt = -1;
-    job->sql = strdup(sql);
-    job->timer = evtimer_new(db->base, job_timer_cb, job);
-    if (!job->sql || !job->timer || !job_copy_params(job, nparams, params)) {
-        job_free(job);
+    job->sql = memcpy(block + at_sql, sql, sqllen + 1);
+    job_copy_params(job, nparams, params, block + at_params);
+    if (evtimer_assign((struct event *)(void *)(block + at_params - evsz), db->base, job_timer_cb, job) != 0) {
+        free(block);
         return NULL;
     }
+    job->timer = (struct event *)(void *)(block + at_params - evsz);
     return job;
 }
 
