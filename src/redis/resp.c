@@ -352,7 +352,7 @@ static void client_arm_timer(struct rclient *cl)
         secs = cfg->resp_timeout_s;
     }
     if (kind == DEADLINE_NONE) {
-        if (cl->timer) evtimer_del(cl->timer);
+        if (cl->timer && cl->deadline != DEADLINE_NONE) evtimer_del(cl->timer); /* none armed since */
     } else if (kind != (int)cl->deadline || cl->parsed || !evtimer_pending(cl->timer, NULL)) {
         struct timeval tv = {secs, 0};
         evtimer_add(cl->timer, &tv);

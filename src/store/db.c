@@ -45,6 +45,7 @@ struct db_job {
     unsigned bound_gen;
     const char *fail_sqlstate; /* a failure of ours that says "not run" (DB_ERROR) */
     struct event *timer; /* queue deadline, or immediate failure */
+    bool armed;          /* the timer is added (job_arm), until it fires or is deleted */
     PGresult *res;       /* first result of the statement */
     const char *fail_message;
     char *fail_copy;     /* owned text behind fail_message, when it came from a lost connection */
@@ -106,7 +107,7 @@ static struct timeval ms_to_tv(int ms)
 /* A job, its timer, its SQL text and its parameters are one allocation (job_new). */
 static void job_free(struct db_job *job)
 {
-    if (job->timer) event_del(job->timer); /* assigned in the job's block: not event_free */
+    if (job->armed) event_del(job->timer); /* assigned in the job's block: not event_free */
     if (job->res) PQclear(job->res);
     free(job->fail_copy);
     free(job);
@@ -145,9 +146,16 @@ static void job_dequeue(struct db_job *job)
     job->db->queued--;
 }
 
+static void job_arm(struct db_job *job, const struct timeval *tv)
+{
+    event_add(job->timer, tv);
+    job->armed = true;
+}
+
 static void job_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct db_job *job = arg;
+    job->armed = false; /* fired: no longer added */
     if (job->failing) {
         TAILQ_REMOVE(&job->db->failing, job, entry);
         job->failing = false;
@@ -178,7 +186,7 @@ static void job_fail_soon(struct db_job *job, const char *message)
         TAILQ_INSERT_TAIL(&job->db->failing, job, entry); /* so that db_free finds it */
         job->failing = true;
     }
-    event_add(job->timer, &now);
+    job_arm(job, &now);
 }
 
 static size_t param_size(const struct db_param *p)
@@ -247,7 +255,7 @@ struct db_job *db_defer(struct db *db, db_cb cb, void *arg)
     struct timeval now = {0, 0};
     if (!job) return NULL;
     job->local = true;
-    event_add(job->timer, &now);
+    job_arm(job, &now);
     return job;
 }
 
@@ -297,7 +305,7 @@ static struct db_job *query_start(struct db *db, struct db_job *job)
         return job;
     }
     struct timeval tv = ms_to_tv(db->cfg->pg_queue_timeout_ms);
-    event_add(job->timer, &tv);
+    job_arm(job, &tv);
     db_dispatch(db);
     return job;
 }
@@ -767,6 +775,7 @@ static void db_dispatch(struct db *db)
         struct db_job *job = TAILQ_FIRST(&db->queue);
         job_dequeue(job);
         event_del(job->timer);
+        job->armed = false;
         conn_run(c, job);
     }
 }

@@ -7,9 +7,15 @@
 #include <stdlib.h>
 
 
-static void pa_reserve(struct pgarr *a, size_t more)
+static void pa_grow(struct pgarr *a, size_t more);
+
+static inline void pa_reserve(struct pgarr *a, size_t more)
 {
-    if (a->oom || a->len + more <= a->cap) return;
+    if (!a->oom && a->len + more > a->cap) pa_grow(a, more);
+}
+
+static void pa_grow(struct pgarr *a, size_t more)
+{
     size_t cap = a->cap ? a->cap : 256;
     while (cap < a->len + more) cap *= 2;
     uint8_t *nb = realloc(a->buf, cap);
@@ -38,10 +44,13 @@ static void pa_bytes(struct pgarr *a, const void *p, size_t n)
     a->len += n;
 }
 
-/* one-dimensional array header: ndim, has-null flag, element type, length, lower bound */
+/* one-dimensional array header: ndim, has-null flag, element type, length, lower bound;
+ * room for the n elements of a fixed-size type (and the length words of others) is
+ * taken at once */
 void pa_begin(struct pgarr *a, uint32_t oid, size_t n, bool has_null)
 {
     memset(a, 0, sizeof(*a));
+    pa_reserve(a, 20 + n * (oid == OID_INT8 ? 12 : oid == OID_INT4 ? 8 : 4));
     pa_put32(a, 1);
     pa_put32(a, has_null ? 1 : 0);
     pa_put32(a, oid);
@@ -61,10 +70,8 @@ void pa_elem(struct pgarr *a, const void *p, size_t n)
 
 void pa_int8(struct pgarr *a, int64_t v)
 {
-    uint32_t hi = htonl((uint32_t)((uint64_t)v >> 32)), lo = htonl((uint32_t)v);
-    pa_put32(a, 8);
-    pa_bytes(a, &hi, 4);
-    pa_bytes(a, &lo, 4);
+    uint32_t w[3] = {htonl(8), htonl((uint32_t)((uint64_t)v >> 32)), htonl((uint32_t)v)};
+    pa_bytes(a, w, sizeof(w));
 }
 
 void pa_int8_or_null(struct pgarr *a, int64_t v)
@@ -77,8 +84,8 @@ void pa_int8_or_null(struct pgarr *a, int64_t v)
 
 void pa_int4(struct pgarr *a, int32_t v)
 {
-    pa_put32(a, 4);
-    pa_put32(a, (uint32_t)v);
+    uint32_t w[2] = {htonl(4), htonl((uint32_t)v)};
+    pa_bytes(a, w, sizeof(w));
 }
 
 struct db_param pa_param(const struct pgarr *a)

@@ -71,6 +71,7 @@ struct wp_train {
     size_t sent_units;    /* members of the statement in flight, observed when it commits */
     struct db_job *job;
     struct event *timer;  /* the start at the end of the loop turn; the pause before a retry */
+    bool armed;           /* timer added or made active, and not run or deleted since */
     /* most trains are one request on one key: its member and slot, and the timer, in
      * the train's own allocation (train_new) */
     struct wp_member member0[TRAIN_INLINE_MEMBERS];
@@ -105,6 +106,7 @@ static void train_timer_cb(evutil_socket_t fd, short what, void *arg)
     struct wp_train *t = arg;
     (void)fd;
     (void)what;
+    t->armed = false; /* it ran: no longer added or active */
     if (t->ending)
         train_end(t, WP_OK, NULL);
     else
@@ -114,7 +116,7 @@ static void train_timer_cb(evutil_socket_t fd, short what, void *arg)
 static void train_free(struct wp_train *t)
 {
     if (t->job) db_cancel(t->job);
-    if (t->timer) event_del(t->timer); /* assigned in the train's block: not event_free */
+    if (t->armed) event_del(t->timer); /* assigned in the train's block: not event_free */
     for (int i = 0; i < t->nslots; i++) {
         struct wp_slot *s = t->slots[i];
         if (s->k.bm) roaring_bitmap_free(s->k.bm);
@@ -143,6 +145,7 @@ static struct wp_train *train_new(struct wpath *wp)
         return NULL;
     }
     t->timer = (struct event *)(void *)t->ev;
+    t->armed = true;
     if (event_add(t->timer, &now) != 0) {
         train_free(t);
         return NULL;
@@ -373,8 +376,9 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
             train_free(t);
             return;
         }
-        event_del(t->timer);
+        if (t->armed) event_del(t->timer);
         event_active(t->timer, EV_TIMEOUT, 1);
+        t->armed = true; /* active until it runs */
         return;
     }
     train_leave_ended(t);
@@ -384,6 +388,7 @@ static void train_cas_done(enum store_status st, const char *err, const bool *co
     }
     if (t->attempts > 1) { /* see wp_cas_done: another instance's writer; wait a moment */
         event_add(t->timer, &(struct timeval){0, wp_retry_pause_us(t->attempts)});
+        t->armed = true;
         return;
     }
     train_load(t);
@@ -592,7 +597,8 @@ static void train_load(struct wp_train *t)
     size_t n = 0;
 
     t->open = false;
-    event_del(t->timer); /* started before its timer (see train_release) */
+    if (t->armed) event_del(t->timer); /* started before its timer (see train_release) */
+    t->armed = false;
     t->busy = true;
     for (size_t i = 0; i < t->nmembers; i++)
         if (t->members[i].wp && t->members[i].wp->abandoned) train_leave(t, i, WP_FAILED, "client went away");
