@@ -184,6 +184,22 @@ const char SQL_CAS_ONE_FLIPS[] = SQL_CAS_HEAD_UPDATE("$12", "$10", "$11", "") SQ
  * the log is in use); it is sent only while another instance watches (`watched`).
  * Answer: the groups that failed, then the transaction's id, the
  * log row (NULL: nothing was written) and whether the lease held. */
+/* What both appends check, in one text so that they cannot drift apart: the rows of
+ * the probed keys ($1), locked in key order (`found`); the probed groups whose row
+ * moved (`SQL_APPEND_PROBED_BAD`, a SELECT of grp); and whether this instance holds the
+ * lease (`SQL_APPEND_LEASE_OK`, a boolean expression). */
+#define SQL_APPEND_FOUND \
+    "WITH found AS MATERIALIZED (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked" \
+    "                              FROM bitmapd.bitmaps x WHERE x.key = ANY ($1::bytea[])" \
+    "                             ORDER BY x.key FOR SHARE),"
+#define SQL_APPEND_PROBED_BAD \
+    "SELECT p.grp FROM unnest($1::bytea[], $2::int8[], $3::int4[]) AS p(key, ver, grp)" \
+    "  LEFT JOIN found f ON f.key = p.key" \
+    " WHERE coalesce(f.version, -1) <> p.ver OR f.chunked"
+#define SQL_APPEND_LEASE_OK \
+    "NOT pg_try_advisory_xact_lock_shared(" WLOG_LEASE_LOCK ")" \
+    " AND current_setting('bitmapd.instance', true) = (SELECT holder FROM bitmapd.wlog_lease)"
+
 /* SQL_APPEND's commonest case, sent while no image of the batch is known to fail
  * against a pending one and no other instance was found watching the appends
  * (store_cas.c): the same probe, lease and key checks, and the images ($4) go in as
@@ -200,15 +216,9 @@ const char SQL_CAS_ONE_FLIPS[] = SQL_CAS_HEAD_UPDATE("$12", "$10", "$11", "") SQ
  * instance watches. Parameters: SQL_APPEND's $1-$3, the images ($5 there) and their
  * keys ($6 there). */
 const char SQL_APPEND_LEAN[] =
-    "WITH found AS MATERIALIZED (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked"
-    "                              FROM bitmapd.bitmaps x WHERE x.key = ANY ($1::bytea[])"
-    "                             ORDER BY x.key FOR SHARE),"
-    " bad AS MATERIALIZED (SELECT p.grp FROM unnest($1::bytea[], $2::int8[], $3::int4[]) AS p(key, ver, grp)"
-    "                        LEFT JOIN found f ON f.key = p.key"
-    "                       WHERE coalesce(f.version, -1) <> p.ver OR f.chunked),"
-    " held AS MATERIALIZED (SELECT NOT pg_try_advisory_xact_lock_shared(" WLOG_LEASE_LOCK ")"
-    "                              AND current_setting('bitmapd.instance', true) ="
-    "                                  (SELECT holder FROM bitmapd.wlog_lease) AS ok,"
+    SQL_APPEND_FOUND
+    " bad AS MATERIALIZED (" SQL_APPEND_PROBED_BAD "),"
+    " held AS MATERIALIZED (SELECT " SQL_APPEND_LEASE_OK " AS ok,"
     "                              NOT pg_try_advisory_xact_lock(" WLOG_WATCH_LOCK ","
     "                                    pg_backend_pid() % " WLOG_WATCH_SLOTS ") AS watched),"
     " ins AS (INSERT INTO bitmapd.wlog (images)"
@@ -221,16 +231,10 @@ const char SQL_APPEND_LEAN[] =
     " SELECT NULL, txid_current() % 4294967296, (SELECT seq FROM ins), ok::int4 + 2 * watched::int4 FROM held";
 
 const char SQL_APPEND[] =
-    "WITH found AS MATERIALIZED (SELECT x.key, x.version, octet_length(x.bits) = 0 AS chunked"
-    "                              FROM bitmapd.bitmaps x WHERE x.key = ANY ($1::bytea[])"
-    "                             ORDER BY x.key FOR SHARE),"
-    " bad AS (SELECT p.grp FROM unnest($1::bytea[], $2::int8[], $3::int4[]) AS p(key, ver, grp)"
-    "           LEFT JOIN found f ON f.key = p.key"
-    "          WHERE coalesce(f.version, -1) <> p.ver OR f.chunked"
+    SQL_APPEND_FOUND
+    " bad AS (" SQL_APPEND_PROBED_BAD
     "         UNION SELECT unnest($4::int4[])),"
-    " held AS MATERIALIZED (SELECT NOT pg_try_advisory_xact_lock_shared(" WLOG_LEASE_LOCK ")"
-    "                              AND current_setting('bitmapd.instance', true) ="
-    "                                  (SELECT holder FROM bitmapd.wlog_lease)"
+    " held AS MATERIALIZED (SELECT " SQL_APPEND_LEASE_OK
     "                              AND bitmapd._wlog_keys_ok($6::bytea[]) AS ok),"
     " good AS (SELECT * FROM unnest($5::bytea[], $6::bytea[], $7::int8[], $8::int4[]) WITH ORDINALITY"
     "                          AS i(img, k, v, grp, ord)"
