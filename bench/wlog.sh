@@ -69,20 +69,7 @@ start_log() { # DSN NAME: a bitmapd with the log on; sets HTTP_P and RESP_P
 
 # SQL on stdin as the superuser of the cluster of scripts/pg.sh (for a database of its own)
 PGDIR=${BENCH_PGDIR:-$(dirname -- "$BENCH_TMP")/pg}
-super_sql() { # DB
-  local area=$PGDIR data port sock user
-  [[ -f $PGDIR/cluster ]] && area=$(<"$PGDIR/cluster")
-  data=$area/data
-  [[ -f $data/postmaster.pid ]] || die "no cluster of scripts/pg.sh in $PGDIR (BENCH_PGDIR)"
-  port=$(sed -n 4p "$data/postmaster.pid")
-  sock=$(sed -n 5p "$data/postmaster.pid")
-  user=$(stat -c %U "$data")
-  if ((EUID == 0)); then
-    (cd / && runuser -u "$user" -- env HOME=/ psql -XAtq -v ON_ERROR_STOP=1 -h "$sock" -p "$port" -U postgres -d "$1")
-  else
-    psql -XAtq -v ON_ERROR_STOP=1 -h "$sock" -p "$port" -U postgres -d "$1"
-  fi
-}
+super_sql() { bash scripts/pg.sh psql "$PGDIR" "$1"; } # DB
 
 start_log "$BITMAPD_DSN" log # beside the main instance, on its database
 HP=$HTTP_P RP=$RESP_P

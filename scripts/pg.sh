@@ -9,8 +9,11 @@
 # Never touches Debian's system cluster (15/main).
 #
 # Usage: scripts/pg.sh start DIR [PORT] | stop DIR | restart DIR | status DIR
-#                      | dsn DIR | owner-dsn DIR | destroy DIR
+#                      | dsn DIR | owner-dsn DIR | destroy DIR | psql DIR DATABASE
 #
+# psql runs psql (SQL on stdin, its output on stdout) as the cluster's superuser over
+# its Unix socket, for tests and benchmarks that need one (a database of their own);
+# the caller's PGOPTIONS go with it, nothing else of its libpq environment.
 # Files in DIR: dsn, owner_dsn, port, password and app_password (0600; the
 # owner's and the app role's), postgres.log, and either data/ and socket/ (the
 # cluster itself) or, when run as root and DIR is not reachable by the
@@ -19,7 +22,7 @@
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 start DIR [PORT] | stop DIR | restart DIR | status DIR | dsn DIR | owner-dsn DIR | destroy DIR" >&2
+  echo "usage: $0 start DIR [PORT] | stop DIR | restart DIR | status DIR | dsn DIR | owner-dsn DIR | destroy DIR | psql DIR DATABASE" >&2
   exit 2
 }
 
@@ -28,7 +31,9 @@ die() {
   exit 1
 }
 
-# libpq/server environment of the caller must not redirect our commands.
+# libpq/server environment of the caller must not redirect our commands (but the
+# session options a psql of the caller's asks for: cmd_psql).
+CALLER_PGOPTIONS=${PGOPTIONS-}
 unset "${!PG@}"
 
 PG_BINDIR=${BITMAPD_PG_BINDIR:-/usr/lib/postgresql/15/bin}
@@ -45,7 +50,11 @@ SUPERUSER=postgres
 CMD=$1
 DIR_ARG=$2
 PORT_ARG=${3:-}
-[[ -z $PORT_ARG || $PORT_ARG =~ ^[0-9]+$ ]] || die "PORT must be a number: $PORT_ARG"
+if [[ $CMD == psql ]]; then
+  [[ -n $PORT_ARG ]] || usage # the database
+else
+  [[ -z $PORT_ARG || $PORT_ARG =~ ^[0-9]+$ ]] || die "PORT must be a number: $PORT_ARG"
+fi
 
 # --- who runs the server ----------------------------------------------------
 
@@ -76,7 +85,7 @@ as_pg() {
 
 case $CMD in
   start) mkdir -p -- "$DIR_ARG" ;;
-  stop | restart | status | dsn | owner-dsn | destroy) [[ -d $DIR_ARG ]] || die "no such directory: $DIR_ARG" ;;
+  stop | restart | status | dsn | owner-dsn | destroy | psql) [[ -d $DIR_ARG ]] || die "no such directory: $DIR_ARG" ;;
   *) usage ;;
 esac
 DIR=$(cd -- "$DIR_ARG" && pwd -P)
@@ -343,9 +352,17 @@ cmd_destroy() {
   echo "pg: destroyed"
 }
 
+# psql as the superuser, on the socket and port the running server wrote down
+cmd_psql() {
+  [[ -f $DATA/postmaster.pid ]] || die "not running (no $DATA/postmaster.pid)"
+  as_pg env PGOPTIONS="$CALLER_PGOPTIONS" psql -XAtq -v ON_ERROR_STOP=1 -h "$(sed -n 5p "$DATA/postmaster.pid")" \
+    -p "$(running_port)" -U "$SUPERUSER" -d "$PORT_ARG"
+}
+
 case $CMD in
   start) cmd_start ;;
   stop) cmd_stop ;;
+  psql) cmd_psql ;;
   restart)
     cmd_stop
     cmd_start

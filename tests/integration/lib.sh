@@ -304,18 +304,7 @@ wait_for() { # DESCRIPTION CONDITION [SECONDS, 30]
 # super_psql PGDIR DATABASE — psql as the cluster's superuser over its Unix socket (SQL
 # on stdin), as the server's OS user when run as root (pg.sh: peer authentication).
 super_psql() {
-  local area=$1 data port sock user
-  [[ -f $1/cluster ]] && area=$(<"$1/cluster")
-  data=$area/data
-  [[ -f $data/postmaster.pid ]] || return 1
-  port=$(sed -n 4p "$data/postmaster.pid")
-  sock=$(sed -n 5p "$data/postmaster.pid")
-  user=$(stat -c %U "$data")
-  if ((EUID == 0)); then
-    (cd / && runuser -u "$user" -- env HOME=/ psql -XAtq -v ON_ERROR_STOP=1 -h "$sock" -p "$port" -U postgres -d "$2")
-  else
-    psql -XAtq -v ON_ERROR_STOP=1 -h "$sock" -p "$port" -U postgres -d "$2"
-  fi
+  bash "$BITMAPD_ROOT/scripts/pg.sh" psql "$1" "$2"
 }
 
 # own_database PREFIX [OPTION…] — a database of the test's own (PREFIX_$$) on the suite's cluster,
