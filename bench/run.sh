@@ -157,7 +157,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-port_free() { [[ -z $(ss -Htln "sport = :$1" 2>/dev/null) ]]; }
+port_free() { [[ -z $(ss -Htan "sport = :$1" 2>/dev/null) ]]; } # any state: a TIME-WAIT connection from the port keeps redis-server from binding it
 PORTS_TAKEN=" "
 pick_port() { # the first free port in 56000-56099 that this script has not picked yet
   local p
