@@ -413,7 +413,9 @@ struct lclient {
     struct load *L;
     int id;
     bool http;
-    int inst;
+    int inst;     /* where the next attempt goes: home for a new operation, the next after a failure */
+    int home;
+    int rc_inst;  /* the instance rc is connected to */
     struct hconn hc;
     redisContext *rc;
     uint64_t rng;
@@ -423,6 +425,7 @@ static char attempt_http(struct lclient *c, struct wkey *k, uint32_t off, char *
 {
     char path[128], body[64];
     struct hresp r;
+    if (c->hc.port != c->L->http_ports[c->inst]) hconn_close(&c->hc); /* to the instance asked for */
     c->hc.port = c->L->http_ports[c->inst];
     snprintf(path, sizeof(path), "/v1/users/%" PRIu64 "/pushes", k->user);
     snprintf(body, sizeof(body), "{\"messages\":[%" PRIu32 "]}", off);
@@ -438,11 +441,12 @@ static char attempt_http(struct lclient *c, struct wkey *k, uint32_t off, char *
 
 static char attempt_resp(struct lclient *c, struct wkey *k, uint32_t off, bool retry, char *detail, size_t dlen)
 {
-    if (c->rc && conn_dead(c->rc->fd)) {
+    if (c->rc && (c->rc_inst != c->inst || conn_dead(c->rc->fd))) { /* dead, or another instance's */
         redisFree(c->rc);
         c->rc = NULL;
     }
     if (!c->rc && !(c->rc = resp_connect(c->L->resp_ports[c->inst], detail, dlen))) return 'F';
+    c->rc_inst = c->inst;
     redisReply *r = redisCommand(c->rc, "SETBIT %s %u 1", k->name, (unsigned)off);
     if (!r) {
         snprintf(detail, dlen, "after sending: %s", c->rc->errstr);
@@ -495,6 +499,11 @@ static void *load_client(void *arg)
         struct wkey *key = &L->keys[k];
         uint32_t off = key_offset(k, atomic_fetch_add(&key->next, 1));
         char final = 'F';
+        /* every operation starts at the client's own instance, retries go round the others:
+         * a client stayed wherever its last failure had sent it, and after a run of faults
+         * an instance could be left with no client at all (test_faults then saw none of the
+         * chunk rows instance 1 writes) */
+        c->inst = c->home;
         bool any_indet = false;
         for (int a = 0; a < MAX_ATTEMPTS; a++) {
             int64_t t0 = now_ns();
@@ -592,7 +601,7 @@ static int mode_load(int argc, char **argv)
     L->deadline = t0 + seconds * 1000000000LL;
     L->retry_until = L->deadline + RETRY_GRACE_S * 1000000000LL;
     for (int i = 0; i < n; i++) {
-        cl[i] = (struct lclient){.L = L, .id = i, .http = i < L->nhttp, .inst = i % L->ninst,
+        cl[i] = (struct lclient){.L = L, .id = i, .http = i < L->nhttp, .inst = i % L->ninst, .home = i % L->ninst,
                                  .hc = {.fd = -1}, .rng = seed + 0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1)};
         if (pthread_create(&th[i], NULL, load_client, &cl[i]) != 0) die("pthread_create failed");
     }
