@@ -191,7 +191,7 @@ phase_lost_updates() {
   kill9_restart 0
   at 32
   n=$(psql "$BITMAPD_DSN" -XAtq -c "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-                                     WHERE application_name = 'bitmapd' AND pid <> pg_backend_pid()")
+                                     WHERE application_name LIKE 'bitmapd%' AND pid <> pg_backend_pid()")
   echo "# $(date +%T.%N | cut -c1-12) terminated ${n:-?} database connections of the instances"
   wait "$LOAD_PID"
   load_rc=$?
