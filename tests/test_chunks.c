@@ -307,7 +307,24 @@ static void test_directories(void **state)
     assert_int_equal(flen, 3);
     assert_int_equal(fl[0], 1);
     assert_int_equal(fl[2], 3);
-    chunk_dirs_drop(d, (const uint8_t *)"k1", 2);
+    /* and their decoded bitmap, when kept: taken once, for that version only; kept for a
+     * version the directory does not hold, or one without flips, it is freed (ASan) */
+    assert_null(chunk_dirs_take_flips(d, (const uint8_t *)"k1", 2, 7)); /* none kept yet */
+    roaring_bitmap_t *fb = roaring_bitmap_of(2, 5, 1000000);
+    chunk_dirs_keep_flips(d, (const uint8_t *)"k1", 2, 7, fb);
+    assert_null(chunk_dirs_take_flips(d, (const uint8_t *)"k1", 2, 6));
+    roaring_bitmap_t *took = chunk_dirs_take_flips(d, (const uint8_t *)"k1", 2, 7);
+    assert_ptr_equal(took, fb);
+    assert_null(chunk_dirs_take_flips(d, (const uint8_t *)"k1", 2, 7)); /* taken: the bytes stay */
+    assert_non_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 7, &xid, &n, &fl, &flen));
+    assert_int_equal(flen, 3);
+    chunk_dirs_keep_flips(d, (const uint8_t *)"k1", 2, 8, took);                     /* no such version */
+    chunk_dirs_keep_flips(d, (const uint8_t *)"k9", 2, 7, roaring_bitmap_of(1, 3)); /* no such key */
+    assert_true(chunk_dirs_put(d, (const uint8_t *)"k3", 2, 1, 1, parts, 1, NULL, 0));
+    chunk_dirs_keep_flips(d, (const uint8_t *)"k3", 2, 1, roaring_bitmap_of(1, 3)); /* no flips there */
+    assert_null(chunk_dirs_take_flips(d, (const uint8_t *)"k3", 2, 1));
+    chunk_dirs_keep_flips(d, (const uint8_t *)"k1", 2, 7, roaring_bitmap_of(1, 4));
+    chunk_dirs_drop(d, (const uint8_t *)"k1", 2); /* frees what it kept */
     assert_null(chunk_dirs_get(d, (const uint8_t *)"k1", 2, 6, &xid, &n, &fl, &flen));
     for (int i = 0; i < 10; i++) { /* past max: starts again empty, never more than max */
         char k[8];

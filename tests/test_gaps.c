@@ -17,6 +17,8 @@
 #include "store/codec.h"
 #include "rng.h"
 
+#define GAPS_COMPLEMENT_SPAN_TEST ((uint32_t)1 << 20) /* codec_gaps.h's GAPS_COMPLEMENT_SPAN */
+
 
 /* Each value of [lo, lo + span) a member with probability permille / 1000, and lo and
  * lo + span - 1 always. */
@@ -106,6 +108,89 @@ static void test_sizes(void **state)
         assert_true(g.size * 8 < listed * 56 / 10); /* under 5.6 bits each */
         assert_true(g.size < codec_dense_size(bm) * 6 / 10);
         assert_true(g.k == 2 || g.k == 3);
+        roaring_bitmap_free(bm);
+    }
+}
+
+/* Minimal unsigned LEB128 length of v. */
+static size_t leb_len(uint32_t v)
+{
+    size_t n = 1;
+    while (v >= 128) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* The fewest bytes any gaps encoding of bm takes, every mode and every k tried (the
+ * sizes the layout of codec_gaps.h gives), against which codec_gaps_plan, which counts
+ * only the few k that can win, is checked. */
+static size_t brute_gaps_size(const roaring_bitmap_t *bm)
+{
+    uint32_t lo = roaring_bitmap_minimum(bm), hi = roaring_bitmap_maximum(bm), span = hi - lo;
+    uint64_t card = roaring_bitmap_get_cardinality(bm);
+    uint32_t *v = malloc(card * sizeof(*v));
+    assert_non_null(v);
+    roaring_bitmap_to_uint32_array(bm, v);
+    size_t head = 1 + leb_len(lo) + leb_len(span) + 1, best = SIZE_MAX;
+    for (int comp = 0; comp < 2; comp++) {
+        if (comp && span >= GAPS_COMPLEMENT_SPAN_TEST) break;
+        /* the listed values: the members, or the non-members inside the span */
+        uint64_t n = 0, s[32] = {0};
+        int64_t prev = (int64_t)lo - 1;
+        for (uint64_t i = 0; i < card; i++) {
+            if (!comp) {
+                uint64_t d = (uint64_t)((int64_t)v[i] - prev - 1);
+                for (unsigned k = 0; k < 32; k++) s[k] += d >> k;
+                n++;
+                prev = v[i];
+            } else if (i > 0) {
+                for (uint64_t x = (uint64_t)v[i - 1] + 1; x < v[i]; x++) {
+                    uint64_t d = (uint64_t)((int64_t)x - prev - 1);
+                    for (unsigned k = 0; k < 32; k++) s[k] += d >> k;
+                    n++;
+                    prev = (int64_t)x;
+                }
+            }
+        }
+        if (n == 0) continue;
+        for (unsigned k = 0; k < 32; k++) {
+            size_t size = head + leb_len((uint32_t)n) + (size_t)(((k + 1) * n + s[k] + 7) / 8);
+            if (size < best) best = size;
+        }
+    }
+    free(v);
+    return best;
+}
+
+/* The plan is the smallest encoding there is, for shapes whose best k lies anywhere
+ * from 0 to the twenties: dense runs with holes, every density, clusters, a few members
+ * far apart, gaps of mixed lengths. */
+static void test_plan_is_smallest(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 300; round++) {
+        roaring_bitmap_t *bm = roaring_bitmap_create();
+        assert_non_null(bm);
+        uint32_t at = rng32() % 1000000;
+        unsigned shape = (unsigned)round % 5, n = 1 + rng32() % 3000;
+        for (unsigned i = 0; i < n; i++) {
+            switch (shape) {
+            case 0: at += 1 + rng32() % (1u + rng32() % 4096); break;          /* mixed gaps */
+            case 1: at += (rng32() % 8) ? 1 : 2 + rng32() % 3; break;          /* runs, holes */
+            case 2: at += (rng32() % 50) ? 1 + rng32() % 3 : 100000; break;    /* clusters */
+            case 3: at += 1 + rng32() % 2000000; break;                        /* far apart */
+            default: at += 1 + (rng32() % 2 ? rng32() % 10 : rng32() % 70000); /* two scales */
+            }
+            roaring_bitmap_add(bm, at);
+        }
+        struct codec_gaps g;
+        assert_true(codec_gaps_plan(bm, &g));
+        size_t want = brute_gaps_size(bm);
+        if (g.size != want) fail_msg("round %d (shape %u, %u members): planned %zu bytes, the smallest is %zu", round,
+                                     shape, n, g.size, want);
+        assert_round_trip(bm, &g);
         roaring_bitmap_free(bm);
     }
 }
@@ -236,7 +321,7 @@ static void test_chunks_take_gaps(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trips), cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_round_trips), cmocka_unit_test(test_sizes), cmocka_unit_test(test_plan_is_smallest),
         cmocka_unit_test(test_rules),       cmocka_unit_test(test_damage),
         cmocka_unit_test(test_chunks_take_gaps),
     };

@@ -316,6 +316,7 @@ struct chunk_dir {
     struct chunk_part *parts;
     uint8_t *flips; /* the head's flips (NULL: none) */
     size_t flen;
+    roaring_bitmap_t *fbm; /* the same flips decoded, once known (NULL: not kept) */
     size_t keylen;
     uint8_t key[];
 };
@@ -338,6 +339,7 @@ static void dir_free(struct chunk_dir *e)
 {
     free(e->parts);
     free(e->flips);
+    if (e->fbm) roaring_bitmap_free(e->fbm);
     free(e);
 }
 
@@ -417,4 +419,24 @@ const struct chunk_part *chunk_dirs_get(const struct chunk_dirs *d, const uint8_
     *flips = e->flips;
     *flen = e->flen;
     return e->parts;
+}
+
+void chunk_dirs_keep_flips(struct chunk_dirs *d, const uint8_t *key, size_t len, int64_t version, roaring_bitmap_t *fbm)
+{
+    struct chunk_dir *e = *dir_slot(d, key, len);
+    if (!e || e->version != version || !e->flen) {
+        roaring_bitmap_free(fbm);
+        return;
+    }
+    if (e->fbm) roaring_bitmap_free(e->fbm);
+    e->fbm = fbm;
+}
+
+roaring_bitmap_t *chunk_dirs_take_flips(struct chunk_dirs *d, const uint8_t *key, size_t len, int64_t version)
+{
+    struct chunk_dir *e = *dir_slot(d, key, len);
+    if (!e || e->version != version) return NULL;
+    roaring_bitmap_t *f = e->fbm;
+    e->fbm = NULL;
+    return f;
 }

@@ -88,5 +88,13 @@ void chunk_dirs_drop(struct chunk_dirs *d, const uint8_t *key, size_t len);
 const struct chunk_part *chunk_dirs_get(const struct chunk_dirs *d, const uint8_t *key, size_t len,
                                         int64_t version, uint32_t *xid, size_t *n, const uint8_t **flips,
                                         size_t *flen);
+/* The flips of key's directory at version, decoded (fbm: the bitmap the bytes given to
+ * chunk_dirs_put decode to; owned from here on, freed when there is no such entry or it
+ * has no flips), so that the next write of the key does not decode them again. */
+void chunk_dirs_keep_flips(struct chunk_dirs *d, const uint8_t *key, size_t len, int64_t version,
+                           roaring_bitmap_t *fbm);
+/* Those flips, taken out of the directory (the caller owns them; the next write of the
+ * key decodes the bytes again unless they are kept again), or NULL when none are kept. */
+roaring_bitmap_t *chunk_dirs_take_flips(struct chunk_dirs *d, const uint8_t *key, size_t len, int64_t version);
 
 #endif

@@ -1,7 +1,7 @@
 /* codec.c — the only code that turns stored bytes into CRoaring bitmaps and back.
  * It reads and writes three encodings (CRoaring portable, in codec_portable.c;
- * "dense" raw bits when that is smaller, in codec_dense.c; and for chunk rows "gaps",
- * in codec_gaps.c), validates each completely, because CRoaring 0.2.66 accepts
+ * "dense" raw bits when that is smaller, in codec_dense.c; and for chunk rows and
+ * flips "gaps", in codec_gaps.c), validates each completely, because CRoaring 0.2.66 accepts
  * crafted bytes that later crash it, and checks every encoding before it is stored.
  * Here: the choice among them, decode, encode, one-bit lookups and the row checksum;
  * encodes of a bitmap changed in a few containers are in codec_patch.c. */

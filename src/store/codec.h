@@ -9,7 +9,8 @@
  *    to a multiple of 8; the first and the last raw byte are non-zero and
  *    base + 8 * nbytes <= 2^32, so each bitmap has one encoding. The empty
  *    bitmap is B1 00.
- *  - "gaps": 0xB2, Golomb-Rice coded gaps (below, and codec_gaps.h); chunk rows only.
+ *  - "gaps": 0xB2, Golomb-Rice coded gaps (below, and codec_gaps.h); chunk rows and
+ *    a chunked head's flips only.
  * codec_encode() writes dense only when it is strictly smaller than the
  * run-optimized portable serialization (small dense sets: a year of daily
  * check-ins, a group's read receipts), so sparse bitmaps stay Roaring.
@@ -121,8 +122,9 @@ bool codec_write_dense(const roaring_bitmap_t *bm, uint8_t *buf, size_t size) WU
 /* The "gaps" encoding (0xB2, layout in codec_gaps.h): the members, or the non-members
  * between the smallest and the largest, as Golomb-Rice coded gaps; about log2(1/p) + 2
  * bits per member at density p. Chunk rows take it where it is smaller than both
- * others (a chunk 10% or 90% full: about half its raw bits); codec_encode never writes
- * it, so a one-row value is never in it. Every function here reads it. */
+ * others (a chunk 10% or 90% full: about half its raw bits), and a chunked head's flips
+ * where they are scattered (store_chunks.c); codec_encode never writes it, so a one-row
+ * value is never in it. Every function here reads it. */
 struct codec_gaps {
     size_t size; /* bytes */
     bool complement;

@@ -257,29 +257,59 @@ static bool each_pair(const roaring_bitmap_t *bm, void (*pair)(void *, uint32_t,
     return true;
 }
 
-/* Sums over the listed values of one mode: n, and s[k] = sum of (d >> k). */
+/* Sums over the listed values of one mode: n, sum (of d), and s[k] = sum of (d >> k)
+ * for k in [klo, khi], the only k that can give the fewest bits (window()). */
 struct tally {
-    uint64_t n, s[K_LIMIT];
+    uint64_t n, sum, s[K_LIMIT];
+    unsigned klo, khi;
     int64_t prev_nonmember; /* complement: the last listed value, or base - 1 */
 };
 
-static void tally_d(struct tally *t, uint64_t d)
-{
-    t->n++;
-    for (unsigned k = 0; k < K_LIMIT && (d >> k); k++) t->s[k] += d >> k;
-}
-
 struct tallies {
     struct tally direct, comp;
+    bool want_comp; /* the span is short enough for a complement */
+    bool sums;      /* the second pass: s[k] over the windows */
 };
+
+static void tally_d(struct tally *t, uint64_t d, bool sums)
+{
+    if (!sums) {
+        t->n++;
+        t->sum += d;
+        return;
+    }
+    for (unsigned k = t->klo; k <= t->khi; k++) t->s[k] += d >> k;
+}
+
+/* The k worth counting, from n and the sum S of the d alone. A mode of n values takes
+ * f(k) = (k + 1) n + s_k bits, where S / 2^k - n < s_k <= S / 2^k and s_(k+1) <= s_k / 2.
+ * While S / 2^k >= 3n, s_k >= 2n and f(k) >= f(k + 1); once S / 2^k <= n, s_k <= n and
+ * f(k) <= f(k + 1). So the fewest bits are at a k in [ka + 1, kb], ka the last k with
+ * S >= 3n 2^k (none: 0) and kb the first with S <= n 2^k: two or three values of k
+ * instead of 32 for every d (test_gaps checks the plan against all 32). */
+static void window(struct tally *t)
+{
+    t->klo = 0;
+    t->khi = K_LIMIT - 1;
+    for (unsigned k = K_LIMIT; k-- > 0;)
+        if ((unsigned __int128)3 * t->n << k <= t->sum) {
+            t->klo = k; /* ka itself too, should it tie with ka + 1 in bytes */
+            break;
+        }
+    for (unsigned k = t->klo; k < K_LIMIT; k++)
+        if ((unsigned __int128)t->n << k >= t->sum) {
+            t->khi = k;
+            break;
+        }
+}
 
 static void tally_pair(void *ctx, uint32_t a, uint32_t b)
 {
     struct tallies *t = ctx;
-    tally_d(&t->direct, (uint64_t)b - a - 1);
-    if (b - a > 1) { /* a run of non-members a + 1 .. b - 1 */
-        tally_d(&t->comp, (uint64_t)((int64_t)a - t->comp.prev_nonmember));
-        t->comp.n += b - a - 2; /* the rest of the run: d = 0, no quotient bits */
+    tally_d(&t->direct, (uint64_t)b - a - 1, t->sums);
+    if (t->want_comp && b - a > 1) { /* a run of non-members a + 1 .. b - 1 */
+        tally_d(&t->comp, (uint64_t)((int64_t)a - t->comp.prev_nonmember), t->sums);
+        if (!t->sums) t->comp.n += b - a - 2; /* the rest of the run: d = 0, nothing in any sum */
         t->comp.prev_nonmember = b - 1;
     }
 }
@@ -290,7 +320,7 @@ static size_t put_varint(uint8_t *buf, size_t pos, uint32_t v) { return pos + le
 static void consider(struct gaps_plan *best, size_t head, const struct tally *t, bool complement)
 {
     if (t->n == 0 || t->n > UINT32_MAX) return;
-    for (unsigned k = 0; k < K_LIMIT; k++) {
+    for (unsigned k = t->klo; k <= t->khi; k++) {
         uint64_t bits = (uint64_t)(k + 1) * t->n + t->s[k];
         size_t size = head + varint_len((uint32_t)t->n) + (size_t)((bits + 7) / 8);
         if (size < best->size) *best = (struct gaps_plan){size, complement, k};
@@ -303,13 +333,21 @@ bool gaps_plan_of(const roaring_bitmap_t *bm, struct gaps_plan *p)
     uint32_t lo = roaring_bitmap_minimum(bm), hi = roaring_bitmap_maximum(bm), span = hi - lo;
     struct tallies t;
     memset(&t, 0, sizeof(t));
-    t.comp.prev_nonmember = (int64_t)lo - 1;
-    tally_d(&t.direct, 0);            /* the first member is base itself */
-    if (!each_pair(bm, tally_pair, &t)) return false;
+    t.want_comp = span < GAPS_COMPLEMENT_SPAN;
+    for (int pass = 0; pass < 2; pass++) { /* n and the sums, then s[k] in the windows */
+        t.sums = pass == 1;
+        t.comp.prev_nonmember = (int64_t)lo - 1;
+        tally_d(&t.direct, 0, t.sums); /* the first member is base itself */
+        if (!each_pair(bm, tally_pair, &t)) return false;
+        if (pass == 0) {
+            window(&t.direct);
+            window(&t.comp);
+        }
+    }
     size_t head = 1 + varint_len(lo) + varint_len(span) + 1;
     *p = (struct gaps_plan){SIZE_MAX, false, 0};
     consider(p, head, &t.direct, false);
-    if (span < GAPS_COMPLEMENT_SPAN) consider(p, head, &t.comp, true);
+    if (t.want_comp) consider(p, head, &t.comp, true);
     return p->size != SIZE_MAX;
 }
 

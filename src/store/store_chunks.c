@@ -47,6 +47,8 @@ void cas_chunks_free(struct cas_chunks *ch)
     ch->rows = NULL;
     free(ch->flips);
     ch->flips = NULL;
+    if (ch->fbm) roaring_bitmap_free(ch->fbm);
+    ch->fbm = NULL;
 }
 
 /* ---- keys seen chunked ------------------------------------------------------------ */
@@ -113,6 +115,30 @@ static size_t chunks_touched(const roaring_bitmap_t *f, const struct chunk_part 
     return n;
 }
 
+/* The flips' bytes: their gaps encoding where it takes at most 3/4 of the others, else
+ * codec_encode's. Scattered flips (a DAU key written all over: about one flip per
+ * container) take about 10 bytes each in the portable serialization, a key and
+ * cardinality, an offset and the value, and about 2 in gaps: the head holds four times
+ * as many before the chunks must be rewritten. */
+static bool encode_flips(roaring_bitmap_t *f, uint8_t **out, size_t *outlen)
+{
+    struct codec_gaps g;
+    const roaring_array_t *ra = &f->high_low_container;
+    /* a few members to a container: no run would shorten the portable bytes, whose
+     * size is then known without run-optimizing them */
+    bool sparse = roaring_bitmap_get_cardinality(f) < 8 * (uint64_t)ra->size;
+    bool gaps = sparse && codec_gaps_plan(f, &g) && 4 * g.size <= 3 * roaring_bitmap_portable_size_in_bytes(f);
+    size_t len = gaps ? g.size : codec_encode_prepare(f, NULL);
+    uint8_t *buf = len ? malloc(len) : NULL;
+    if (!buf || !(gaps ? codec_write_gaps(f, &g, buf) : codec_encode_into(f, NULL, buf, len))) {
+        free(buf);
+        return false;
+    }
+    *out = buf;
+    *outlen = len;
+    return true;
+}
+
 /* The write as flips alone: f (the value's difference from its chunk rows after this
  * write), when its encoding stays within flip_bytes, or within big_bytes while it
  * touches FLIPS_SPREAD chunks or more. 1: planned; 0: too many flips (the chunks are
@@ -123,7 +149,7 @@ static int plan_flips(roaring_bitmap_t *f, const struct chunk_part *old, size_t 
     uint8_t *buf = NULL;
     size_t len = 0;
     if (!roaring_bitmap_is_empty(f)) { /* else none: the chunks are the value again */
-        if (!codec_encode(f, &buf, &len)) return -1;
+        if (!encode_flips(f, &buf, &len)) return -1;
         if (len > flip_bytes &&
             (len > big_bytes || chunks_touched(f, old, nold, FLIPS_SPREAD) < FLIPS_SPREAD)) {
             free(buf);
@@ -146,12 +172,15 @@ static int plan_flips(roaring_bitmap_t *f, const struct chunk_part *old, size_t 
 }
 
 /* What the value of w differs in from the chunk rows of the version it was computed
- * from: the old flips (oflips), with w's changes when it knows them; an empty bitmap for
- * none. NULL when out of memory (or, never, if this instance's own copy of the flips
- * did not decode). */
-static roaring_bitmap_t *value_flips(const struct store_write *w, const uint8_t *oflips, size_t oflen)
+ * from: the old flips (ofbm, taken from the directory, else decoded from oflips), with
+ * w's changes when it knows them; an empty bitmap for none. NULL when out of memory (or,
+ * never, if this instance's own copy of the flips did not decode). A hot key's flips
+ * were decoded at every write: a DAU key's 8 KB of them cost about as much as encoding
+ * them again. */
+static roaring_bitmap_t *value_flips(const struct store_write *w, const uint8_t *oflips, size_t oflen,
+                                     roaring_bitmap_t *ofbm)
 {
-    roaring_bitmap_t *f = oflen ? codec_decode(oflips, oflen, NULL, 0) : roaring_bitmap_create();
+    roaring_bitmap_t *f = ofbm ? ofbm : oflen ? codec_decode(oflips, oflen, NULL, 0) : roaring_bitmap_create();
     if (f && w->changed) roaring_bitmap_xor_inplace(f, (const roaring_bitmap_t *)w->changed);
     return f;
 }
@@ -180,13 +209,17 @@ bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, siz
                            : flip_bytes;
     if (!w->absent) old = chunk_dirs_get(sc->dirs, w->key, w->keylen, w->version, &xid, &nold, &oflips, &oflen);
     if (old) {
-        roaring_bitmap_t *f = value_flips(w, oflips, oflen);
+        roaring_bitmap_t *f = value_flips(w, oflips, oflen, chunk_dirs_take_flips(sc->dirs, w->key, w->keylen, w->version));
         int r = !f ? -1 : w->changed && flip_bytes ? plan_flips(f, old, nold, xid, flip_bytes, big_bytes, ch) : 0;
         /* else the chunks differ from their rows where f has members: those are written */
         if (!r && !roaring_bitmap_is_empty(f)) {
             uint32_t flo = roaring_bitmap_minimum(f) >> 16, fhi = roaring_bitmap_maximum(f) >> 16;
             if (flo < tlo) tlo = flo;
             if (fhi > thi) thi = fhi;
+        }
+        if (r > 0 && ch->flen) {
+            ch->fbm = f; /* for the directory, once committed */
+            f = NULL;
         }
         if (f) roaring_bitmap_free(f);
         if (r) return r > 0;
@@ -229,12 +262,16 @@ bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, siz
 }
 
 void store_chunks_committed(struct store_chunks *sc, const struct store_write *w, int64_t version, uint32_t xid,
-                            const struct cas_chunks *ch)
+                            struct cas_chunks *ch)
 {
     store_chunks_seen(sc, w->key, w->keylen, ch->chunked);
     if (!ch->chunked ||
-        !chunk_dirs_put(sc->dirs, w->key, w->keylen, version, xid, ch->cut.parts, ch->cut.n, ch->flips, ch->flen))
+        !chunk_dirs_put(sc->dirs, w->key, w->keylen, version, xid, ch->cut.parts, ch->cut.n, ch->flips, ch->flen)) {
         chunk_dirs_drop(sc->dirs, w->key, w->keylen);
+    } else if (ch->fbm) {
+        chunk_dirs_keep_flips(sc->dirs, w->key, w->keylen, version, ch->fbm);
+        ch->fbm = NULL;
+    }
 }
 
 void store_chunks_forget(struct store_chunks *sc, const uint8_t *key, size_t len)
@@ -253,7 +290,7 @@ struct cache_blob *store_chunks_join(struct store_chunks *sc, const PGresult *re
     const uint8_t **bp = calloc(max + 1, sizeof(*bp)), **mp = calloc(4 * max + 1, sizeof(*mp));
     size_t *bl = calloc(max + 1, sizeof(*bl)), *ml = calloc(4 * max + 1, sizeof(*ml));
     struct chunk_part *parts = NULL;
-    roaring_bitmap_t *bm = NULL;
+    roaring_bitmap_t *bm = NULL, *fbm = NULL; /* fbm: the flips decoded, for the directory */
     struct cache_blob *blob = NULL;
     uint8_t *buf = NULL;
     size_t len;
@@ -300,7 +337,7 @@ struct cache_blob *store_chunks_join(struct store_chunks *sc, const PGresult *re
             goto done;
         }
         roaring_bitmap_xor_inplace(bm, f);
-        roaring_bitmap_free(f);
+        fbm = f;
     }
     if ((int64_t)roaring_bitmap_get_cardinality(bm) != cardinality) {
         snprintf(why, sizeof(why), "its chunks%s hold %llu members, its head row says %lld", flips ? " and flips" : "",
@@ -310,8 +347,12 @@ struct cache_blob *store_chunks_join(struct store_chunks *sc, const PGresult *re
     if (!codec_encode(bm, &buf, &len)) goto done;
     if ((blob = cache_blob_new(buf, len)) != NULL) {
         blob->checked = true; /* codec_encode validated it */
-        if (!chunk_dirs_put(sc->dirs, key, keylen, version, xid, parts, n, flips, flen))
+        if (!chunk_dirs_put(sc->dirs, key, keylen, version, xid, parts, n, flips, flen)) {
             chunk_dirs_drop(sc->dirs, key, keylen);
+        } else if (fbm) {
+            chunk_dirs_keep_flips(sc->dirs, key, keylen, version, fbm);
+            fbm = NULL;
+        }
     }
 done:
     if (!blob) {
@@ -320,6 +361,7 @@ done:
                   log_quote(quoted, sizeof(quoted), (const char *)key, keylen), why);
     }
     if (bm) roaring_bitmap_free(bm);
+    if (fbm) roaring_bitmap_free(fbm);
     free(buf);
     free(parts);
     free(bp);

@@ -26,6 +26,7 @@ struct cas_chunks {
     uint8_t *flips;          /* the head's new flips (chunks.h; owned), NULL: none. With flips
                                 the write sends no chunk row: cut is the directory's copy */
     size_t flen;
+    roaring_bitmap_t *fbm;   /* the same flips decoded (owned), for the directory */
     bool flips_only;         /* the write is the head's flips alone */
 };
 
@@ -52,7 +53,7 @@ bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, siz
                        struct cas_chunks *ch) WUR;
 /* w committed as version, by transaction xid (ch: its plan). */
 void store_chunks_committed(struct store_chunks *sc, const struct store_write *w, int64_t version, uint32_t xid,
-                            const struct cas_chunks *ch);
+                            struct cas_chunks *ch);
 /* w did not commit (a conflict may mean a stale directory). */
 void store_chunks_forget(struct store_chunks *sc, const uint8_t *key, size_t len);
 
