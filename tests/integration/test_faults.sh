@@ -23,7 +23,8 @@
 #    before the signal is answered, the service answers every command it read, exits
 #    0 within its deadline, and every acknowledged write is in the database.
 #
-# Ports 57000-57099 only. Needs psql, pg_isready, ss, curl. About 75 s.
+# 100 ports of its own, outside the kernel's ephemeral range (below). Needs psql,
+# pg_isready, ss, curl. About 75 s.
 # FAULT_PHASES=13 (say) runs only those phases; all three by default.
 # FAULT_LOG_LEVEL=debug sets [service] log_level of every instance.
 set -u
@@ -60,11 +61,22 @@ psql_owner() { psql "$OWNER_DSN" -XAtq -v ON_ERROR_STOP=1 "$@"; }
 pg() { bash "$BITMAPD_ROOT/scripts/pg.sh" "$@" >>"$T/pg.log" 2>&1; }
 
 # ---- ports ---------------------------------------------------------------------------------
-# This test's range, 57000-57099, lies inside the kernel's range of ephemeral ports
-# (32768-60999 here), so any outgoing connection on the machine may hold one of them
-# for a while. Ports are therefore taken from the range only when no socket at all
-# (listening or connected) uses them, and a start that still loses the race is
-# retried on other ports.
+# PostgreSQL and the instances come back on the ports they had (a restart, an instance
+# after kill -9), and no bind can succeed while any socket holds the port: an outgoing
+# connection from anywhere on the machine whose ephemeral port it happened to be made the
+# outage phase's restart fail in a CI run with benchmarks beside it. So the test's 100
+# ports lie above the kernel's ephemeral range when there is room (61100-61199 for
+# 32768-60999), else below it, else in 57000-57099 as before; and ports are taken only
+# when no socket at all (listening or connected) uses them, and a start that still loses
+# the race is retried on other ports.
+read -r EPH_LO EPH_HI </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || EPH_LO=32768 EPH_HI=60999
+if ((EPH_HI + 200 <= 65535)); then
+  FAULT_PORTS=$((EPH_HI + 101 - (EPH_HI + 101) % 100))
+elif ((EPH_LO > 31100)); then
+  FAULT_PORTS=31000 # above lib.sh's free_port range, 20000-29999
+else
+  FAULT_PORTS=57000
+fi
 declare -A PORT_TAKEN=()
 port_busy() { [[ -n ${PORT_TAKEN[$1]:-} || -n $(ss -Htan "sport = :$1" 2>/dev/null) ]]; }
 next_port() { # FROM TO — sets NEXT_PORT to a port of FROM..TO that nothing uses, and keeps it
@@ -81,13 +93,13 @@ next_port() { # FROM TO — sets NEXT_PORT to a port of FROM..TO that nothing us
 }
 SERVICE_ARGS=()
 [[ -n ${FAULT_LOG_LEVEL:-} ]] && SERVICE_ARGS=(--set "service.log_level=$FAULT_LOG_LEVEL")
-# start_in_range [bitmapd args...] — start_service on two free ports of 57010-57099
+# start_in_range [bitmapd args...] — start_service on two free ports of the test's, from +10
 start_in_range() {
   local attempt log hp rp
   for attempt in 1 2 3; do
-    next_port 57010 57099 || return 1
+    next_port $((FAULT_PORTS + 10)) $((FAULT_PORTS + 99)) || return 1
     hp=$NEXT_PORT
-    next_port 57010 57099 || return 1
+    next_port $((FAULT_PORTS + 10)) $((FAULT_PORTS + 99)) || return 1
     rp=$NEXT_PORT
     log=$BITMAPD_TEST_TMP/bitmapd.$hp.log
     START_PORT=$hp START_RESP_PORT=$rp start_service "${SERVICE_ARGS[@]}" "$@" >"$T/start.out" && return 0
@@ -102,8 +114,8 @@ start_in_range() {
 }
 
 # ---- our own cluster, migrated --------------------------------------------------------
-PG_PORT=57001
-next_port 57001 57009 && PG_PORT=$NEXT_PORT
+PG_PORT=$((FAULT_PORTS + 1))
+next_port $((FAULT_PORTS + 1)) $((FAULT_PORTS + 9)) && PG_PORT=$NEXT_PORT
 if ! pg start "$PGD" "$PG_PORT"; then
   check "own PostgreSQL cluster started on port $PG_PORT" ok failed
   diag "$T/pg.log"
