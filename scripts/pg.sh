@@ -216,8 +216,13 @@ start_server() {
   as_pg "$PG_BINDIR/pg_ctl" -D "$DATA" -w -t 60 start >>"$LOG" 2>&1
 }
 
-superuser_psql() { # PORT DATABASE, SQL on stdin
-  as_pg "$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h "$SOCK" -p "$1" -U "$SUPERUSER" -d "$2" >/dev/null
+# psql as the superuser over the socket; SESSION_PGOPTIONS: the session's options (none
+# unless cmd_psql passes the caller's on)
+superuser_psql() { # PORT DATABASE [PSQL OPTION...], SQL on stdin
+  local port=$1 db=$2
+  shift 2
+  as_pg env PGOPTIONS="${SESSION_PGOPTIONS-}" "$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h "$SOCK" -p "$port" \
+    -U "$SUPERUSER" -d "$db" "$@"
 }
 
 # A random password kept in a 0600 file, created on first use.
@@ -240,7 +245,7 @@ ensure_role_and_db() { # PORT
   password=$(password_file "$DIR/password")
   app_password=$(password_file "$DIR/app_password")
   # Passwords go over stdin, not the command line.
-  superuser_psql "$1" postgres <<EOF
+  superuser_psql "$1" postgres >/dev/null <<EOF
 SELECT 'CREATE ROLE $ROLE' WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$ROLE') \gexec
 ALTER ROLE $ROLE WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD '$password';
 SELECT 'CREATE DATABASE $DB OWNER $ROLE' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = '$DB') \gexec
@@ -253,7 +258,7 @@ EOF
     printf 'SET client_min_messages = warning;\n'
     printf '\\set owner %s\n\\set app %s\n\\set app_password %s\n' "$ROLE" "$APP_ROLE" "$app_password"
     cat -- "$ROLES_SQL"
-  } | superuser_psql "$1" "$DB"
+  } | superuser_psql "$1" "$DB" >/dev/null
   write_private_file "$DIR/dsn" "host=127.0.0.1 port=$1 dbname=$DB user=$APP_ROLE password=$app_password"
   write_private_file "$DIR/owner_dsn" "host=127.0.0.1 port=$1 dbname=$DB user=$ROLE password=$password"
 }
@@ -352,11 +357,10 @@ cmd_destroy() {
   echo "pg: destroyed"
 }
 
-# psql as the superuser, on the socket and port the running server wrote down
+# psql as the superuser, unaligned tuples only, on the port the running server wrote down
 cmd_psql() {
   [[ -f $DATA/postmaster.pid ]] || die "not running (no $DATA/postmaster.pid)"
-  as_pg env PGOPTIONS="$CALLER_PGOPTIONS" psql -XAtq -v ON_ERROR_STOP=1 -h "$(sed -n 5p "$DATA/postmaster.pid")" \
-    -p "$(running_port)" -U "$SUPERUSER" -d "$PORT_ARG"
+  SESSION_PGOPTIONS=$CALLER_PGOPTIONS superuser_psql "$(running_port)" "$PORT_ARG" -A -t
 }
 
 case $CMD in
