@@ -261,17 +261,28 @@ bool store_chunks_plan(struct store_chunks *sc, const struct store_write *w, siz
     return true;
 }
 
+/* The directory of key at version (none when it cannot be kept), with its flips decoded
+ * (*fbm, taken when kept) for the next write. */
+static void dir_record(struct store_chunks *sc, const uint8_t *key, size_t len, int64_t version, uint32_t xid,
+                       const struct chunk_part *parts, size_t n, const uint8_t *flips, size_t flen,
+                       roaring_bitmap_t **fbm)
+{
+    if (!chunk_dirs_put(sc->dirs, key, len, version, xid, parts, n, flips, flen)) {
+        chunk_dirs_drop(sc->dirs, key, len);
+    } else if (*fbm) {
+        chunk_dirs_keep_flips(sc->dirs, key, len, version, *fbm);
+        *fbm = NULL;
+    }
+}
+
 void store_chunks_committed(struct store_chunks *sc, const struct store_write *w, int64_t version, uint32_t xid,
                             struct cas_chunks *ch)
 {
     store_chunks_seen(sc, w->key, w->keylen, ch->chunked);
-    if (!ch->chunked ||
-        !chunk_dirs_put(sc->dirs, w->key, w->keylen, version, xid, ch->cut.parts, ch->cut.n, ch->flips, ch->flen)) {
+    if (ch->chunked)
+        dir_record(sc, w->key, w->keylen, version, xid, ch->cut.parts, ch->cut.n, ch->flips, ch->flen, &ch->fbm);
+    else
         chunk_dirs_drop(sc->dirs, w->key, w->keylen);
-    } else if (ch->fbm) {
-        chunk_dirs_keep_flips(sc->dirs, w->key, w->keylen, version, ch->fbm);
-        ch->fbm = NULL;
-    }
 }
 
 void store_chunks_forget(struct store_chunks *sc, const uint8_t *key, size_t len)
@@ -347,12 +358,7 @@ struct cache_blob *store_chunks_join(struct store_chunks *sc, const PGresult *re
     if (!codec_encode(bm, &buf, &len)) goto done;
     if ((blob = cache_blob_new(buf, len)) != NULL) {
         blob->checked = true; /* codec_encode validated it */
-        if (!chunk_dirs_put(sc->dirs, key, keylen, version, xid, parts, n, flips, flen)) {
-            chunk_dirs_drop(sc->dirs, key, keylen);
-        } else if (fbm) {
-            chunk_dirs_keep_flips(sc->dirs, key, keylen, version, fbm);
-            fbm = NULL;
-        }
+        dir_record(sc, key, keylen, version, xid, parts, n, flips, flen, &fbm);
     }
 done:
     if (!blob) {
