@@ -207,17 +207,19 @@ m = set(random.Random(5).sample(range(1 << 32), 150000))
 for i in range(0, len(a), 2): m |= set(random.Random(a[i]).sample(range(1 << 32), a[i + 1]))
 print(hashlib.md5(','.join(map(str, sorted(m))).encode()).hexdigest())" "$@"
 }
+dau_psql_md5() { # of psql's members() of the key, chunks and flips
+  sql "SELECT md5(string_agg(m::text, ',' ORDER BY m))
+         FROM bitmapd.bitmaps b, bitmapd.members(bitmapd.value(b.key, b.bits)) m WHERE b.key = $(kb dau)"
+}
 check "psql's members() of the chunked value with its flips: every member, in order" "$(dau_members_md5 6 250)" \
-  "$(sql "SELECT md5(string_agg(m::text, ',' ORDER BY m))
-            FROM bitmapd.bitmaps b, bitmapd.members(bitmapd.value(b.key, b.bits)) m WHERE b.key = $(kb dau)")"
+  "$(dau_psql_md5)"
 ones2=$(dau_setbits 7 600)
 read -r flen ftag < <(dau_flips)
 check "600 more: still no chunk row rewritten, the flips (gaps) past 1,900 bytes, within 1/256 of the value" yes \
   "$([[ $(($(metric bitmapd_write_chunk_rows_total) - rows0)) == 0 && $ftag == 178 && $flen -gt 1900 && $flen -le 3300 ]] &&
      echo yes || echo "no: $(($(metric bitmapd_write_chunk_rows_total) - rows0)) chunk rows, $flen bytes, first $ftag")"
 check "... psql's members() reads those flips out of line" "$(dau_members_md5 6 250 7 600)" \
-  "$(sql "SELECT md5(string_agg(m::text, ',' ORDER BY m))
-            FROM bitmapd.bitmaps b, bitmapd.members(bitmapd.value(b.key, b.bits)) m WHERE b.key = $(kb dau)")"
+  "$(dau_psql_md5)"
 ones3=$(dau_setbits 8 800)
 check "800 more: past 1/256 of the value, chunk rows rewritten, the flips within it" yes \
   "$([[ $(($(metric bitmapd_write_chunk_rows_total) - rows0)) -gt 0 && $(dau_flips | cut -d' ' -f1) -le 3300 ]] &&
@@ -226,8 +228,7 @@ dau_count=$((151650 - ones - ones2 - ones3))
 check "BITCOUNT and the head's cardinality agree again" "$dau_count|$dau_count" \
   "$(rcli BITCOUNT "${P}dau")|$(sql "SELECT cardinality FROM bitmapd.bitmaps WHERE key = $(kb dau)")"
 check "... and psql's members()" "$(dau_members_md5 6 250 7 600 8 800)" \
-  "$(sql "SELECT md5(string_agg(m::text, ',' ORDER BY m))
-            FROM bitmapd.bitmaps b, bitmapd.members(bitmapd.value(b.key, b.bits)) m WHERE b.key = $(kb dau)")"
+  "$(dau_psql_md5)"
 
 # ---- a cold cache, and an instance that knows no chunks of the version ----------------
 stop_service

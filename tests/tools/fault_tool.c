@@ -413,9 +413,8 @@ struct lclient {
     struct load *L;
     int id;
     bool http;
-    int inst;     /* where the next attempt goes: home for a new operation, the next after a failure */
+    int inst; /* where the next attempt goes: home for a new operation, the next after a failure */
     int home;
-    int rc_inst;  /* the instance rc is connected to */
     struct hconn hc;
     redisContext *rc;
     uint64_t rng;
@@ -441,12 +440,11 @@ static char attempt_http(struct lclient *c, struct wkey *k, uint32_t off, char *
 
 static char attempt_resp(struct lclient *c, struct wkey *k, uint32_t off, bool retry, char *detail, size_t dlen)
 {
-    if (c->rc && (c->rc_inst != c->inst || conn_dead(c->rc->fd))) { /* dead, or another instance's */
+    if (c->rc && (c->rc->tcp.port != c->L->resp_ports[c->inst] || conn_dead(c->rc->fd))) { /* dead, or another instance's */
         redisFree(c->rc);
         c->rc = NULL;
     }
     if (!c->rc && !(c->rc = resp_connect(c->L->resp_ports[c->inst], detail, dlen))) return 'F';
-    c->rc_inst = c->inst;
     redisReply *r = redisCommand(c->rc, "SETBIT %s %u 1", k->name, (unsigned)off);
     if (!r) {
         snprintf(detail, dlen, "after sending: %s", c->rc->errstr);
@@ -601,7 +599,7 @@ static int mode_load(int argc, char **argv)
     L->deadline = t0 + seconds * 1000000000LL;
     L->retry_until = L->deadline + RETRY_GRACE_S * 1000000000LL;
     for (int i = 0; i < n; i++) {
-        cl[i] = (struct lclient){.L = L, .id = i, .http = i < L->nhttp, .inst = i % L->ninst, .home = i % L->ninst,
+        cl[i] = (struct lclient){.L = L, .id = i, .http = i < L->nhttp, .home = i % L->ninst,
                                  .hc = {.fd = -1}, .rng = seed + 0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1)};
         if (pthread_create(&th[i], NULL, load_client, &cl[i]) != 0) die("pthread_create failed");
     }
