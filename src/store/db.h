@@ -49,7 +49,7 @@ struct db_job *db_query(struct db *db, const char *sql, int nparams, const struc
 /* As db_query(), for the few hot statements: stmt (0 .. DB_MAX_PREPARED-1) names
  * sql, which each connection parses once and then executes by name (no parse or
  * plan per call). Parameter types come from casts in sql. */
-#define DB_MAX_PREPARED 8
+#define DB_MAX_PREPARED 12
 struct db_job *db_query_prepared(struct db *db, int stmt, const char *sql, int nparams,
                                  const struct db_param *params, db_cb cb, void *arg) WUR;
 

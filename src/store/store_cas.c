@@ -146,6 +146,20 @@ static void append_done(struct store *st, struct cas_batch *b, const struct db_r
     if (lost_image) wlog_append_unknown(st->wl); /* in the log, not in memory: read the log again */
 }
 
+/* Puts the batch's calls back at the front of the write queue, in order, and frees it. */
+static void batch_requeue(struct store *st, struct cas_batch *b)
+{
+    struct squeue back;
+    sq_init(&back);
+    for (struct cas_call *c; (c = b->calls) != NULL;) {
+        b->calls = c->next;
+        c->next = NULL;
+        sq_push(&back, &c->q);
+    }
+    sq_requeue_front(&st->writes, &back);
+    free(b);
+}
+
 /* A lean append (SQL_APPEND_LEAN) that put nothing in because a group failed or
  * another instance watches: its calls go to the front of the queue again and leave in
  * a full append (SQL_APPEND), which writes the groups that pass and announces them;
@@ -168,18 +182,23 @@ static bool lean_again(struct store *st, struct cas_batch *b, const struct db_re
     st->full_next = true;
     st->stats.lean_redone++;
     wlog_append_end(st->wl, b->serial, -1, false);
-    struct squeue back; /* the calls back to the front of the queue, in order */
-    sq_init(&back);
-    for (struct cas_call *c; (c = b->calls) != NULL;) {
-        b->calls = c->next;
-        c->next = NULL;
-        sq_push(&back, &c->q);
-    }
-    sq_requeue_front(&st->writes, &back);
-    free(b);
+    batch_requeue(st, b);
     st->writes.in_flight--;
     cas_flush(st);
     return true;
+}
+
+/* A batch of inserts (SQL_CAS_NEW) that met a row: a key guessed absent exists, or
+ * another writer created one meanwhile. Nothing was written; rather than fail every
+ * group as a conflict, its calls go to the front of the queue again and out through
+ * SQL_CAS_ROWS, whose lock step fails only the groups whose keys moved. */
+static void inserts_again(struct store *st, struct cas_batch *b)
+{
+    st->rows_next = true;
+    st->stats.inserts_redone++;
+    batch_requeue(st, b);
+    st->writes.in_flight--;
+    cas_flush(st);
 }
 
 static void cas_batch_done(const struct db_result *r, void *arg)
@@ -209,6 +228,11 @@ static void cas_batch_done(const struct db_result *r, void *arg)
         wlog_blocked(st->wl, strcmp(r->sqlstate, "BMW01") == 0);
         cas_hold_back(st, b);
         free(conflict);
+        return;
+    }
+    if (s == STORE_ERROR && b->inserts && r->sqlstate && strcmp(r->sqlstate, "23505") == 0) {
+        free(conflict);
+        inserts_again(st, b);
         return;
     }
     bool parse = false;
@@ -500,9 +524,11 @@ static bool cas_send(struct store *st)
         goto sent;
     }
     b->rows_only = true;
+    b->inserts = true;
     for (c = b->calls; c; c = c->next) {
         if (c->chunks) b->rows_only = false;
         for (size_t i = 0; i < c->n; i++) {
+            b->inserts &= c->w[i].absent && c->w[i].bits != NULL && !c->ch[i].chunked;
             any_null |= (c->w[i].bits == NULL);
             any_null_len |= (c->w[i].nbytes < 0);
             any_null_exp |= (c->w[i].expire_ms <= 0);
@@ -510,6 +536,8 @@ static bool cas_send(struct store *st)
             for (size_t j = 0; j < c->ch[i].nrows; j++) any_delete |= c->ch[i].rows[j].bits == NULL;
         }
     }
+    b->inserts &= b->rows_only && !st->rows_next;
+    st->rows_next = false; /* the calls inserts_again put back are at the front: in this batch */
     pa_begin(&keys, OID_BYTEA, nkeys, false);
     pa_begin(&vers, OID_INT8, nkeys, false);
     pa_begin(&bits, OID_BYTEA, nkeys, any_null);
@@ -589,6 +617,10 @@ static bool cas_send(struct store *st)
             job = db_query_prepared(st->db, STMT_CAS_ONE_FLIPS, SQL_CAS_ONE_FLIPS, 12, pf, cas_batch_done, b);
         else if (one_chunked)
             job = db_query_prepared(st->db, STMT_CAS_ONE_CHUNKED, SQL_CAS_ONE_CHUNKED, 19, p, cas_batch_done, b);
+        else if (b->rows_only && b->inserts) {
+            job = db_query_prepared(st->db, STMT_CAS_NEW, SQL_CAS_NEW, 10, pr, cas_batch_done, b);
+            st->stats.insert_statements++;
+        }
         else if (b->rows_only)
             job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 10, pr, cas_batch_done, b);
         else
@@ -617,16 +649,8 @@ static bool cas_send(struct store *st)
 sent:
     /* out of memory: the batch's calls fail, from the loop as always */
     if (!job && !(job = db_defer(st->db, cas_batch_unsent, b))) {
-        struct squeue back; /* the batch's calls back to the front of the queue, in order */
-        sq_init(&back);
         sent_unlink(&b->sent);
-        while ((c = b->calls) != NULL) {
-            b->calls = c->next;
-            c->next = NULL;
-            sq_push(&back, &c->q);
-        }
-        sq_requeue_front(&st->writes, &back);
-        free(b);
+        batch_requeue(st, b);
         return false;
     }
     st->writes.in_flight++;

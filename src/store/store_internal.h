@@ -30,7 +30,7 @@ struct bhold;
 struct cas_call;
 struct load_ctx;
 
-enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED, STMT_CAS_ONE_FLIPS, STMT_APPEND, STMT_APPEND_LEAN }; /* prepared once per connection (db_query_prepared) */
+enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED, STMT_CAS_ONE_FLIPS, STMT_APPEND, STMT_APPEND_LEAN, STMT_CAS_NEW }; /* prepared once per connection (db_query_prepared) */
 
 struct store {
     struct db *db;
@@ -55,6 +55,8 @@ struct store {
     struct squeue parked;         /* writes of pending keys waiting for a fold or the lease */
     double lean_after;            /* appends are lean (SQL_APPEND_LEAN) from this time on: */
     bool full_next;               /* but not the next one (its calls go out again) */
+    bool rows_next;               /* the next batch of inserts goes out as SQL_CAS_ROWS: as SQL_CAS_NEW, it
+                                   * met a row that exists (store_cas.c, inserts_again) */
     struct event *wait_ev;        /* a pause before sending again what the log's guard held back */
     uint8_t *empty_bits;          /* the encoding of the empty bitmap: an expired row's bits */
     size_t empty_len;
@@ -143,6 +145,7 @@ struct cas_call {
 struct cas_batch {
     struct store *st;
     bool rows_only;        /* sent as SQL_CAS_ROWS */
+    bool inserts;          /* ... as SQL_CAS_NEW: every write inserts a key found or guessed absent */
     bool append;           /* sent as SQL_APPEND: the write-behind log */
     bool lean;             /* ... as SQL_APPEND_LEAN */
     uint64_t serial;       /* the append's, for the log (wlog_append_begin) */
@@ -163,6 +166,7 @@ struct cas_batch {
 /* The statements of the write queue (store_sql.c). */
 extern const char SQL_CAS[];
 extern const char SQL_CAS_ROWS[];
+extern const char SQL_CAS_NEW[];
 extern const char SQL_CAS_ONE[];
 extern const char SQL_CAS_ONE_CHUNKED[];
 extern const char SQL_CAS_ONE_FLIPS[];

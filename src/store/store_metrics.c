@@ -97,6 +97,12 @@ void store_metrics_render(struct evbuffer *out, void *arg)
         metrics_counter(out, "bitmapd_wlog_lean_redone_total",
                 "Lean appends that put nothing in (a group failed, or another instance watches): sent again in full.",
                 ss.lean_redone);
+        metrics_counter(out, "bitmapd_write_insert_statements_total",
+                "Group-commit statements that only inserted keys found or guessed absent (no lock step).",
+                ss.insert_statements);
+        metrics_counter(out, "bitmapd_write_inserts_redone_total",
+                "Of those, statements that met a row that exists and went out again with the lock step.",
+                ss.inserts_redone);
         metrics_counter(out, "bitmapd_wlog_folds_total", "Folds of the pending images into bitmapd.bitmaps.", ws.folds);
         metrics_counter(out, "bitmapd_wlog_folded_keys_total", "Images written by folds.", ws.fold_keys);
         metrics_counter(out, "bitmapd_wlog_leases_total", "Times this instance took the lease.", ws.leases);

@@ -26,6 +26,11 @@
  * docs/design.md, "Chunked rows"), and gives every head it writes its flips
  * (set_flips: NULL but for a write that is the flips alone); a one-row head never has
  * flips, so SQL_CAS_ROWS, which writes only those, leaves the column alone. */
+/* The `bucket` column of an inserted row (see above), from its `bits` and `sp`. */
+#define SQL_NEW_ROW_BUCKET \
+    "coalesce(-sp::int2, CASE WHEN octet_length(bits) > 2 AND get_byte(bits, 0) = 179" \
+    "                    THEN get_byte(bits, 1)::int2 END)"
+
 #define SQL_CAS_HEADS(set_flips) \
     " cur AS (SELECT b.key, b.version, b.chunked, b.xid" \
     "           FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k" \
@@ -44,9 +49,7 @@
     " want AS (SELECT * FROM v WHERE v.ver = -1 AND v.bits IS NOT NULL" \
     "             AND v.grp NOT IN (SELECT grp FROM bad))," \
     " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes, expire_ms, bucket)" \
-    "         SELECT key, inc, bits, card, crc, nbytes, exp," \
-    "                coalesce(-sp::int2, CASE WHEN octet_length(bits) > 2 AND get_byte(bits, 0) = 179" \
-    "                                           THEN get_byte(bits, 1)::int2 END)" \
+    "         SELECT key, inc, bits, card, crc, nbytes, exp, " SQL_NEW_ROW_BUCKET \
     "           FROM want ORDER BY key)"
 
 /* What both statements answer: the groups that did not commit, the transaction's id,
@@ -107,6 +110,25 @@ const char SQL_CAS_ROWS[] =
     "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, sp)),"
     SQL_CAS_HEADS("")
     SQL_CAS_ANSWER("cur.chunked AND v.bits IS NOT NULL");
+
+/* SQL_CAS_ROWS for a batch that only inserts: every write puts the first value of a key
+ * found or guessed absent (a fan-out to new users, SETBITs of new keys). No lock step:
+ * no row is read or locked, only new ones inserted, in key order, so it cannot
+ * deadlock with another compare-and-swap (their inserts are in key order too, and their
+ * lock steps wait only for rows that are visible, never for an uncommitted insert). A
+ * key that exists after all fails the statement with a unique violation (23505); the
+ * store then sends the same calls through SQL_CAS_ROWS, which sorts them by group
+ * (store_cas.c). Measured in psql on a table of 3 million rows, 1,000 new keys of a
+ * fan-out: 6.1-6.4 ms of execution against 9.5-10.3 for SQL_CAS_ROWS. Parameters and
+ * answer as SQL_CAS_ROWS's ($2 all -1: not read; $6 no group fails). */
+const char SQL_CAS_NEW[] =
+    "WITH ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes, expire_ms, bucket)"
+    "             SELECT key, inc, bits, card, crc, nbytes, exp, " SQL_NEW_ROW_BUCKET
+    "               FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[], $6::int4[],"
+    "                           $7::int8[], $8::int8[], $9::int8[], $10::int4[])"
+    "                    AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, sp)"
+    "              ORDER BY key)"
+    " SELECT NULL::int4, txid_current() % 4294967296";
 
 /* The answer of the one-key statements, as SQL_CAS_ANSWER gives it: the key's group
  * when the head update (CTE cte) matched no row, and the transaction's id. */

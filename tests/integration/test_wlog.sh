@@ -258,10 +258,11 @@ orphan_psql_waits() {
 }
 orphan_insert_port() { # the client port of D's connection whose insert waits for psql's row
   # (as the service's role: another role's sessions show no query and no port; the
-  # text is cut at 1 kB, so its head)
+  # text is cut at 1 kB, so its head: a compare-and-swap, or the statement of inserts alone)
   psql "$BITMAPD_DSN" -XAtq -c "SELECT client_port FROM pg_stat_activity
-                    WHERE wait_event_type = 'Lock' AND query LIKE 'WITH v AS (SELECT * FROM unnest(%'
-                      AND pid <> pg_backend_pid() LIMIT 1"
+                    WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()
+                      AND (query LIKE 'WITH v AS (SELECT * FROM unnest(%' OR query LIKE 'WITH ins AS (INSERT %')
+                    LIMIT 1"
 }
 if [[ $(can_cut) == yes ]]; then
   start_service --set wlog.enabled=1 --set wlog.fold_ms=60000 --set wlog.cooldown_s=1 \
