@@ -190,11 +190,12 @@ static bool lean_again(struct store *st, struct cas_batch *b, const struct db_re
 
 /* A batch of inserts (SQL_CAS_NEW) that met a row: a key guessed absent exists, or
  * another writer created one meanwhile. Nothing was written; rather than fail every
- * group as a conflict, its calls go to the front of the queue again and out through
- * SQL_CAS_ROWS, whose lock step fails only the groups whose keys moved. */
+ * group as a conflict, its calls go to the front of the queue again, marked so that
+ * they leave through SQL_CAS_ROWS (whichever batch takes them), whose lock step fails
+ * only the groups whose keys moved. */
 static void inserts_again(struct store *st, struct cas_batch *b)
 {
-    st->rows_next = true;
+    for (struct cas_call *c = b->calls; c; c = c->next) c->locked_cas = true;
     st->stats.inserts_redone++;
     batch_requeue(st, b);
     st->writes.in_flight--;
@@ -251,7 +252,7 @@ static void cas_batch_done(const struct db_result *r, void *arg)
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
         /* perhaps a chunked head (an abort, not a key created meanwhile): its keys take
          * SQL_CAS from now on */
-        if (b->rows_only && !b->append && strcmp(r->sqlstate, "23505") != 0)
+        if (b->rows_only && !b->inserts && !b->append && strcmp(r->sqlstate, "23505") != 0)
             for (struct cas_call *c = b->calls; c; c = c->next)
                 for (size_t i = 0; i < c->n; i++) store_chunks_seen(st->chunks, c->w[i].key, c->w[i].keylen, true);
     } else {
@@ -524,9 +525,13 @@ static bool cas_send(struct store *st)
         goto sent;
     }
     b->rows_only = true;
-    b->inserts = true;
+    /* SQL_CAS_NEW only while no other instance is seen using the write-behind log: its
+     * fold could be updating a row this batch guessed absent while inserting a key this
+     * batch inserted first (a deadlock; docs/design.md, "A statement of inserts alone") */
+    b->inserts = !wlog_used_elsewhere(st->wl);
     for (c = b->calls; c; c = c->next) {
         if (c->chunks) b->rows_only = false;
+        if (c->locked_cas) b->inserts = false;
         for (size_t i = 0; i < c->n; i++) {
             b->inserts &= c->w[i].absent && c->w[i].bits != NULL && !c->ch[i].chunked;
             any_null |= (c->w[i].bits == NULL);
@@ -536,8 +541,7 @@ static bool cas_send(struct store *st)
             for (size_t j = 0; j < c->ch[i].nrows; j++) any_delete |= c->ch[i].rows[j].bits == NULL;
         }
     }
-    b->inserts &= b->rows_only && !st->rows_next;
-    st->rows_next = false; /* the calls inserts_again put back are at the front: in this batch */
+    b->inserts &= b->rows_only;
     pa_begin(&keys, OID_BYTEA, nkeys, false);
     pa_begin(&vers, OID_INT8, nkeys, false);
     pa_begin(&bits, OID_BYTEA, nkeys, any_null);

@@ -55,8 +55,6 @@ struct store {
     struct squeue parked;         /* writes of pending keys waiting for a fold or the lease */
     double lean_after;            /* appends are lean (SQL_APPEND_LEAN) from this time on: */
     bool full_next;               /* but not the next one (its calls go out again) */
-    bool rows_next;               /* the next batch of inserts goes out as SQL_CAS_ROWS: as SQL_CAS_NEW, it
-                                   * met a row that exists (store_cas.c, inserts_again) */
     struct event *wait_ev;        /* a pause before sending again what the log's guard held back */
     uint8_t *empty_bits;          /* the encoding of the empty bitmap: an expired row's bits */
     size_t empty_len;
@@ -126,6 +124,7 @@ struct cas_call {
     struct store_write *w; /* keys and bits copied into buf */
     struct cas_chunks *ch; /* per write */
     bool chunks;           /* a key is chunked, or was last seen chunked: SQL_CAS */
+    bool locked_cas;       /* met a row as part of a SQL_CAS_NEW batch: never in one again */
     size_t n;
     int32_t ngroups;
     int32_t first_group;   /* in the statement */

@@ -45,6 +45,11 @@ bool wlog_is_holder(const struct wlog *wl);
 /* No log in use as far as this instance knows (not the holder, none configured, no
  * append announced since the last look): SQL may read the table at once. */
 bool wlog_quiet(const struct wlog *wl);
+/* Another instance used the write-behind log lately: this one is not its holder, and
+ * saw an append announced or a write refused by the log's guard in the last
+ * WLOG_USED_ELSEWHERE_S seconds. */
+#define WLOG_USED_ELSEWHERE_S 10.0
+bool wlog_used_elsewhere(const struct wlog *wl);
 /* The listener went down while holding the lease: write nothing until it is taken again. */
 bool wlog_lost(const struct wlog *wl);
 /* The lease is changing hands: send nothing until store_wlog_resume. */

@@ -51,6 +51,7 @@ struct wlog {
     enum wl_state state;
     bool keep;                 /* stay the holder after recovery */
     bool seen;                 /* the log may have rows (an append was announced, or unknown) */
+    double used_at;            /* when an append was last announced, or a guard refused a write (metrics_now) */
     bool listener_busy;        /* a lease statement is out on the listener connection */
     struct pend **tab;
     size_t cap, n, bytes;

@@ -294,6 +294,7 @@ void wlog_blocked(struct wlog *wl, bool held_elsewhere)
 {
     wl->stats.blocked++;
     wl->seen = true;
+    wl->used_at = metrics_now();
     if (wl->state != WL_OFF) return;
     if (held_elsewhere)
         ask_fold(wl);
@@ -316,7 +317,16 @@ bool wlog_on_notify(struct wlog *wl, const char *payload)
     return false;
 }
 
-void wlog_note_append_seen(struct wlog *wl) { wl->seen = true; }
+void wlog_note_append_seen(struct wlog *wl)
+{
+    wl->seen = true;
+    wl->used_at = metrics_now();
+}
+
+bool wlog_used_elsewhere(const struct wlog *wl)
+{
+    return wl->state < WL_HOLDING && wl->used_at > 0 && metrics_now() - wl->used_at < WLOG_USED_ELSEWHERE_S;
+}
 
 void wlog_listen_state(struct wlog *wl, bool up)
 {

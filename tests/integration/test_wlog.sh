@@ -115,6 +115,12 @@ check "A's bit survived B's write" 2 "$(redis-cli -p "$A_R" bitcount "${P}shared
 check "B counted the statements the log held back" yes \
   "$([[ $(metric bitmapd_wlog_blocked_total "$B_URL") -gt 0 ]] && echo yes || echo no)"
 check "A was asked to let go" yes "$([[ $(metric bitmapd_wlog_yields_total "$A_URL") -gt 0 ]] && echo yes || echo no)"
+# a statement of inserts alone (SQL_CAS_NEW) could deadlock with A's fold: not for 10 s
+# after B saw A use the log
+i0=$(metric bitmapd_write_insert_statements_total "$B_URL")
+for i in 1 2 3 4 5; do redis-cli -p "$B_R" setbit "${P}bnew:$i" 2 1 >/dev/null; done
+check "B's SETBITs of new keys, just after the guard held B back, take the lock step" \
+  "$i0 1" "$(metric bitmapd_write_insert_statements_total "$B_URL") $(redis-cli -p "$A_R" getbit "${P}bnew:5" 2)"
 check "B's cached copy follows A's next append (A announces to a watcher)" 1 \
   "$(redis-cli -p "$B_R" getbit "${P}shared" 12 >/dev/null; redis-cli -p "$A_R" setbit "${P}shared" 12 1 >/dev/null
      for _ in $(seq 100); do [[ $(redis-cli -p "$B_R" getbit "${P}shared" 12) == 1 ]] && break; sleep 0.05; done
