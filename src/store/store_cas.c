@@ -195,7 +195,7 @@ static bool lean_again(struct store *st, struct cas_batch *b, const struct db_re
  * only the groups whose keys moved. */
 static void inserts_again(struct store *st, struct cas_batch *b)
 {
-    for (struct cas_call *c = b->calls; c; c = c->next) c->locked_cas = true;
+    for (struct cas_call *c = b->calls; c; c = c->next) c->needs_lock_step = true;
     st->stats.inserts_redone++;
     batch_requeue(st, b);
     st->writes.in_flight--;
@@ -531,7 +531,7 @@ static bool cas_send(struct store *st)
     b->inserts = !wlog_used_elsewhere(st->wl);
     for (c = b->calls; c; c = c->next) {
         if (c->chunks) b->rows_only = false;
-        if (c->locked_cas) b->inserts = false;
+        if (c->needs_lock_step) b->inserts = false;
         for (size_t i = 0; i < c->n; i++) {
             b->inserts &= c->w[i].absent && c->w[i].bits != NULL && !c->ch[i].chunked;
             any_null |= (c->w[i].bits == NULL);
@@ -621,7 +621,7 @@ static bool cas_send(struct store *st)
             job = db_query_prepared(st->db, STMT_CAS_ONE_FLIPS, SQL_CAS_ONE_FLIPS, 12, pf, cas_batch_done, b);
         else if (one_chunked)
             job = db_query_prepared(st->db, STMT_CAS_ONE_CHUNKED, SQL_CAS_ONE_CHUNKED, 19, p, cas_batch_done, b);
-        else if (b->rows_only && b->inserts) {
+        else if (b->inserts) { /* rows only, by construction */
             job = db_query_prepared(st->db, STMT_CAS_NEW, SQL_CAS_NEW, 10, pr, cas_batch_done, b);
             st->stats.insert_statements++;
         }

@@ -124,7 +124,7 @@ struct cas_call {
     struct store_write *w; /* keys and bits copied into buf */
     struct cas_chunks *ch; /* per write */
     bool chunks;           /* a key is chunked, or was last seen chunked: SQL_CAS */
-    bool locked_cas;       /* met a row as part of a SQL_CAS_NEW batch: never in one again */
+    bool needs_lock_step;  /* met a row in a SQL_CAS_NEW batch: never in one again */
     size_t n;
     int32_t ngroups;
     int32_t first_group;   /* in the statement */

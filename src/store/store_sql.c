@@ -117,12 +117,13 @@ const char SQL_CAS_ROWS[] =
  * another compare-and-swap's, both in key order, cannot wait on each other in a cycle,
  * and a lock step waits only for visible rows, never for an uncommitted insert. What
  * could (a fold of the write-behind log updating a row this batch guessed absent, then
- * inserting a key this batch inserted first) is ruled out by sending it only while no
- * other instance holds the log (store_cas.c). A key that exists after all fails the
- * statement with a unique violation (23505); the store then sends the same calls
- * through SQL_CAS_ROWS, which sorts them by group. Measured in psql on a table of 3 million rows, 1,000 new keys of a
- * fan-out: 6.1-6.4 ms of execution against 9.5-10.3 for SQL_CAS_ROWS. Parameters and
- * answer as SQL_CAS_ROWS's ($2 all -1: not read; $6 no group fails). */
+ * inserting a key this batch inserted first) is kept away by not sending it for a while
+ * after another instance was seen using the log (store_cas.c, wlog_used_elsewhere). A
+ * key that exists after all fails the statement with a unique violation (23505); the
+ * store then sends the same calls through SQL_CAS_ROWS, which sorts them by group.
+ * Measured in psql on a table of 3 million rows, 1,000 new keys of a fan-out: 6.1-6.4
+ * ms of execution against 9.5-10.3 for SQL_CAS_ROWS. Parameters and answer as
+ * SQL_CAS_ROWS's ($2 all -1: not read; $6 no group fails). */
 const char SQL_CAS_NEW[] =
     "WITH ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes, expire_ms, bucket)"
     "             SELECT key, inc, bits, card, crc, nbytes, exp, " SQL_NEW_ROW_BUCKET
