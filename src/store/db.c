@@ -873,6 +873,11 @@ bool db_listen(struct db *db, const char *channel, db_notify_cb on_notify, db_li
 
 bool db_listening(const struct db *db) { return db->listen_up; }
 
+int db_listener_pid(const struct db *db)
+{
+    return db->listen && db->listen_up && db->listen->pg ? PQbackendPID(db->listen->pg) : 0;
+}
+
 void db_listen_setup(struct db *db, const char *sql) { db->listen_setup = sql; }
 
 const char *db_instance(const struct db *db) { return db->instance; }

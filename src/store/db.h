@@ -81,6 +81,8 @@ bool db_listen(struct db *db, const char *channel, db_notify_cb on_notify, db_li
  * listener is up once both succeed. Set before db_listen. */
 void db_listen_setup(struct db *db, const char *sql);
 bool db_listening(const struct db *db);
+/* The backend pid of the listener's session while it is up; 0 otherwise. */
+int db_listener_pid(const struct db *db);
 
 /* One statement every server session of the pool and the listener runs before its
  * next job (settings: set_config(..., false)), from now on and after each reconnect;

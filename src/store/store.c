@@ -49,6 +49,13 @@ static void store_on_notify(const char *payload, void *arg)
         store_buckets_reread(st);
         return;
     }
+    if (strncmp(payload, "!q:", 3) == 0) {
+        /* a statement that went unannounced (migration 0019): this instance's own is
+         * known from its answer; another's was sent while no listener was seen, so this
+         * one registered since and cannot tell which keys it holds are stale */
+        if (strcmp(payload + 3, db_instance(st->db)) != 0) cache_invalidate(st->cache, "*");
+        return;
+    }
     if (payload[0] == '!') { /* the write-behind log's (migration 0009) */
         if (wlog_on_notify(st->wl, payload)) return;
         if (strncmp(payload, "!w,", 3) == 0) {

@@ -605,8 +605,13 @@ static bool cas_send(struct store *st)
                                  pa_param(&wholes), pa_param(&ckeys), pa_param(&clos),  pa_param(&chis),
                                  pa_param(&cbits),  pa_param(&ccards), pa_param(&ccrcs), pa_param(&dirxids),
                                  pa_param(&flips), pa_param(&sps)};
-        /* SQL_CAS_ROWS and SQL_CAS_ONE: the first nine, and the spill marks as $10 */
-        struct db_param pr[10] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[18]};
+        /* SQL_CAS_ROWS and SQL_CAS_ONE: the first nine, and the spill marks as $10;
+         * SQL_CAS_ROWS and SQL_CAS_NEW: whether to go unannounced as $11 */
+        char quiet[16];
+        int quiet_pid = nkeys >= CAS_QUIET_MIN_KEYS && b->rows_only ? db_listener_pid(st->db) : 0;
+        snprintf(quiet, sizeof(quiet), "%d", quiet_pid);
+        struct db_param pr[11] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[18],
+                                  {quiet, (int)strlen(quiet), 0}};
         /* SQL_CAS_ONE_FLIPS: those, the directory's transaction and the flips */
         struct db_param pf[12] = {p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[18], p[16], p[17]};
         /* one existing row written: the short statements */
@@ -622,13 +627,14 @@ static bool cas_send(struct store *st)
         else if (one_chunked)
             job = db_query_prepared(st->db, STMT_CAS_ONE_CHUNKED, SQL_CAS_ONE_CHUNKED, 19, p, cas_batch_done, b);
         else if (b->inserts) { /* rows only, by construction */
-            job = db_query_prepared(st->db, STMT_CAS_NEW, SQL_CAS_NEW, 10, pr, cas_batch_done, b);
+            job = db_query_prepared(st->db, STMT_CAS_NEW, SQL_CAS_NEW, 11, pr, cas_batch_done, b);
             st->stats.insert_statements++;
         }
         else if (b->rows_only)
-            job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 10, pr, cas_batch_done, b);
+            job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 11, pr, cas_batch_done, b);
         else
             job = db_query_prepared(st->db, STMT_CAS, SQL_CAS, 19, p, cas_batch_done, b);
+        if (job && quiet_pid) st->stats.quiet_asked++; /* rows only, and more than one key */
         if (job) db_bind_session(job); /* its keys' homes are this epoch's (store_buckets.c) */
     }
     free(dirxids.buf);

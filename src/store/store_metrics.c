@@ -103,6 +103,9 @@ void store_metrics_render(struct evbuffer *out, void *arg)
         metrics_counter(out, "bitmapd_write_inserts_redone_total",
                 "Of those, statements that met a row that exists and went out again with the lock step.",
                 ss.inserts_redone);
+        metrics_counter(out, "bitmapd_write_quiet_asked_total",
+                "Group-commit statements of many keys sent asking to go unannounced should no other session listen.",
+                ss.quiet_asked);
         metrics_counter(out, "bitmapd_wlog_folds_total", "Folds of the pending images into bitmapd.bitmaps.", ws.folds);
         metrics_counter(out, "bitmapd_wlog_folded_keys_total", "Images written by folds.", ws.fold_keys);
         metrics_counter(out, "bitmapd_wlog_leases_total", "Times this instance took the lease.", ws.leases);

@@ -55,10 +55,10 @@
 /* What both statements answer: the groups that did not commit, the transaction's id,
  * and an abort (a conflict of every group) when a written key's head row is in a state
  * the statement cannot write over. */
-#define SQL_CAS_ANSWER(abort_when) \
+#define SQL_CAS_ANSWER(xid_from, abort_when) \
     " SELECT grp, NULL::int8 FROM bad" \
     " UNION ALL" \
-    " SELECT NULL, txid_current() % 4294967296" \
+    " SELECT NULL, txid_current() % 4294967296" xid_from \
     " UNION ALL" \
     " SELECT bitmapd._cas_conflict(), NULL" \
     "  WHERE EXISTS (SELECT 1 FROM v JOIN cur ON cur.key = v.key" \
@@ -96,7 +96,16 @@ const char SQL_CAS[] =
     "             AND (NOT d.chunked"
     "                  OR (d.whole = 1 AND NOT EXISTS (SELECT 1 FROM c WHERE c.key = x.key AND c.lo = x.lo))"
     "                  OR EXISTS (SELECT 1 FROM c WHERE c.key = x.key AND c.lo = x.lo AND c.bits IS NULL)))"
-    SQL_CAS_ANSWER("v.dirxid >= 0 AND cur.xid <> v.dirxid");
+    SQL_CAS_ANSWER("", "v.dirxid >= 0 AND cur.xid <> v.dirxid");
+
+/* The statements below that write plain rows may ask the change trigger to leave their
+ * keys out of the notification ($11: the backend pid of this instance's listener, or 0
+ * for no): with no other session holding a watcher lock, it sends '!q:' and this
+ * instance's token instead (migration 0019). Only for a batch of many keys, since the
+ * trigger's look at pg_locks costs about 60 us; this instance's cache follows its own
+ * writes from their answer (cas_call_cache), not from their notification. A CTE that
+ * the answer reads, so that it is evaluated before the trigger fires at the end. */
+#define SQL_QUIET " quiet AS MATERIALIZED (SELECT set_config('bitmapd.quiet_pid', $11::text, true))"
 
 /* The same compare-and-swap for batches in which no key is, or was last seen,
  * chunked: no chunk rows to write, so it leaves out the CTEs that would write them
@@ -108,8 +117,9 @@ const char SQL_CAS_ROWS[] =
     "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
     "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int8[], $10::int4[])"
     "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, sp)),"
+    SQL_QUIET ","
     SQL_CAS_HEADS("")
-    SQL_CAS_ANSWER("cur.chunked AND v.bits IS NOT NULL");
+    SQL_CAS_ANSWER(" FROM quiet", "cur.chunked AND v.bits IS NOT NULL");
 
 /* SQL_CAS_ROWS for a batch that only inserts: every write puts the first value of a key
  * found or guessed absent (a fan-out to new users, SETBITs of new keys). No lock step:
@@ -123,15 +133,16 @@ const char SQL_CAS_ROWS[] =
  * store then sends the same calls through SQL_CAS_ROWS, which sorts them by group.
  * Measured in psql on a table of 3 million rows, 1,000 new keys of a fan-out: 6.1-6.4
  * ms of execution against 9.5-10.3 for SQL_CAS_ROWS. Parameters and answer as
- * SQL_CAS_ROWS's ($2 all -1: not read; $6 no group fails). */
+ * SQL_CAS_ROWS's ($2 all -1: not read; $6 no group fails; $11 as above). */
 const char SQL_CAS_NEW[] =
-    "WITH ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes, expire_ms, bucket)"
+    "WITH" SQL_QUIET ","
+    " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes, expire_ms, bucket)"
     "             SELECT key, inc, bits, card, crc, nbytes, exp, " SQL_NEW_ROW_BUCKET
     "               FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[], $6::int4[],"
     "                           $7::int8[], $8::int8[], $9::int8[], $10::int4[])"
     "                    AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, sp)"
     "              ORDER BY key)"
-    " SELECT NULL::int4, txid_current() % 4294967296";
+    " SELECT NULL::int4, txid_current() % 4294967296 FROM quiet";
 
 /* The answer of the one-key statements, as SQL_CAS_ANSWER gives it: the key's group
  * when the head update (CTE cte) matched no row, and the transaction's id. */

@@ -98,6 +98,7 @@ finish() {
   for p in "${!_SERVICE_PIDS[@]}"; do
     stop_service "$p"
   done
+  if [[ -n ${LISTEN_PID:-} ]]; then kill "$LISTEN_PID" 2>/dev/null || true; fi
   if ((CHECKS_FAILED > 0)); then
     echo "# $CHECKS_FAILED of $CHECKS_RUN check(s) failed"
     exit 1
@@ -355,6 +356,46 @@ drop_own_database() {
 # wait until it has (the views lag the log otherwise, and the guard refuses psql's
 # writes while an instance holds it; docs/design.md, "Write-behind log"). The holder
 # takes the lease again at its next write after [wlog] cooldown_s. Instant without one.
+# ---- a psql session that listens to bitmapd_changed --------------------------------------
+# listen_open DSN [SQL] — psql on DSN runs SQL (if given), then LISTEN; notifications
+# then gives what it heard, and listen_close ends it (finish kills it if still running).
+listen_open() {
+  local d=$BITMAPD_TEST_TMP
+  rm -f "$d/listen.fifo" "$d/listen.out"
+  mkfifo "$d/listen.fifo"
+  # appending (O_APPEND), so that emptying the file between rounds leaves no hole
+  psql "$1" -XAt <"$d/listen.fifo" >>"$d/listen.out" 2>&1 &
+  LISTEN_PID=$!
+  exec 9>"$d/listen.fifo"
+  [[ -z ${2:-} ]] || printf '%s;\n' "$2" >&9
+  printf "LISTEN bitmapd_changed;\nSELECT 'listening';\n" >&9
+  LISTEN_SYNC=0
+  wait_for "psql listens" "grep -q '^listening\$' '$d/listen.out'"
+}
+# notifications — the payloads psql printed since the last call, one a line. psql prints
+# them after the result of the command during which they arrived, so commands are sent
+# until two rounds in a row bring nothing new (at most 20 rounds).
+notifications() {
+  local seen=-1 now round d=$BITMAPD_TEST_TMP
+  for ((round = 0; round < 20; round++)); do
+    sleep 0.1
+    LISTEN_SYNC=$((LISTEN_SYNC + 1))
+    printf "SELECT 'sync %s';\n" "$LISTEN_SYNC" >&9
+    wait_for "psql answered sync $LISTEN_SYNC" "grep -q '^sync $LISTEN_SYNC\$' '$d/listen.out'" || break
+    now=$(grep -c '^Asynchronous notification' "$d/listen.out")
+    ((now == seen)) && break
+    seen=$now
+  done
+  grep '^Asynchronous notification' "$d/listen.out" | sed 's/.*with payload "\(.*\)" received from.*/\1/'
+  : >"$d/listen.out"
+}
+listen_close() {
+  printf '\\q\n' >&9
+  exec 9>&-
+  wait "$LISTEN_PID" 2>/dev/null
+  LISTEN_PID=
+}
+
 wlog_fold() { # [SECONDS, 30]
   local q="SELECT count(*) || '|' || (SELECT holder FROM bitmapd.wlog_lease) FROM bitmapd.wlog"
   [[ $(psql "$BITMAPD_DSN" -XAtq -c "$q" 2>/dev/null) == "0|" ]] && return 0
@@ -378,7 +419,8 @@ lock_open() {
   LOCK_BACKEND=$(sed -n 's/^held //p' "$t/lock.out")
 }
 lock_close() { # [COMMIT]: ends lock_open's transaction (ROLLBACK unless told)
-  printf '%s;\n' "${1:-ROLLBACK}" >&8
+  # \q, not only EOF: a service started meanwhile holds the write end too (inherited)
+  printf '%s;\n\\q\n' "${1:-ROLLBACK}" >&8
   exec 8>&-
   wait "$LOCK_PID" 2>/dev/null
   rm -f "$BITMAPD_TEST_TMP/lock.pid" "$BITMAPD_TEST_TMP/lock.fifo"

@@ -285,14 +285,86 @@ check "the 60 new users hold one message each (7, then 9)" "60|60" \
                        WHERE key IN (SELECT convert_to('message:push:' || u, 'UTF8') FROM generate_series($F, $((F + 60))) u)
                          AND key <> convert_to('message:push:' || $F, 'UTF8')")"
 
+# ---- statements of many keys that nobody else hears of (migration 0019) -------------------------
+# A compare-and-swap of 64 keys or more asks the change trigger to leave its keys out of
+# the notification when no other session holds a watcher lock. With B listening it is
+# announced key by key, and B, which cached a box before, sees the fan-out.
+Q=$((U + 700))
+BASE_URL=$B_URL http GET "/v1/users/$((Q + 5))/messages/11"
+check "B reads message 11 unpushed to a user (and caches the box)" "200 false" "$HTTP_STATUS $(jget .readable)"
+q0=$(a_metric bitmapd_write_quiet_asked_total)
+BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 11, \"users\": [$(users $((Q + 1)) $((Q + 100)))]}"
+check "fan-out on A to 100 users" "200 100" "$HTTP_STATUS $(jget .users)"
+if in_place; then
+  check "... asked to go unannounced" yes "$([[ $(a_metric bitmapd_write_quiet_asked_total) -gt $q0 ]] && echo yes || echo no)"
+fi
+wait_for "B, listening, sees the fan-out to the user whose box it had cached" \
+  '[[ $(BASE_URL=$B_URL http GET "/v1/users/$((Q + 5))/messages/11" && jget .readable) == true ]]'
+
 # ---- TRUNCATE empties every cache ----------------------------------------------------------------
 getbit "$B_R" "${P}k1" 5 >/dev/null
 "${PSQL[@]}" -c "CREATE TEMP TABLE keep AS SELECT * FROM bitmapd.bitmaps; TRUNCATE bitmapd.bitmaps;
                  INSERT INTO bitmapd.bitmaps SELECT * FROM keep WHERE key NOT LIKE '${P}%'::bytea"
 wait_for "a TRUNCATE reaches B" '[[ $(getbit $B_R ${P}k1 5) == 0 ]]'
 
-stop_service "$A"
 stop_service "$B"
+
+# A alone: no other instance listens. A psql session that LISTENs without the watcher
+# locks (it breaks docs/scaling.md's rule, as a listener that registers while such a
+# statement runs does) hears '!q:' and A's token instead of the keys of a fan-out, and
+# the keys of one of fewer than 64 users. A hears its own and keeps its cache; another
+# instance's, or the note of an older one, empties it.
+if in_place; then
+  listen_open "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}"
+  BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 12, \"users\": [$(users $((Q + 1)) $((Q + 100)))]}"
+  check "A alone: fan-out to 100 users" "200 100" "$HTTP_STATUS $(jget .users)"
+  NOTES=$(notifications)
+  check_match "... is announced by one '!q:' note with A's token" '^!q:[0-9a-f]{16}$' "$NOTES"
+  TOKEN=${NOTES#!q:}
+  BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 13, \"users\": [$(users $((Q + 1)) $((Q + 10)))]}"
+  check "... a fan-out to 10 users is announced key by key" "10" "$(notifications | tr ',' '\n' | grep -c ':')"
+  l0=$(info "$A_R" load_statements)
+  check "A's cache holds its own fan-outs: GETBIT of the box answers without a load" "1 1 1 $l0" \
+    "$(for m in 11 12 13; do getbit "$A_R" "message:push:$((Q + 5))" $m; done | tr '\n' ' ')$(info "$A_R" load_statements)"
+  listen_close
+  # a listener that holds the locks (every instance's, docs/scaling.md) is told the keys
+  listen_open "${BITMAPD_OWNER_DSN:-$BITMAPD_DSN}" \
+    "SELECT count(pg_advisory_lock_shared(7355610, s)) FROM generate_series(0, 15) s"
+  BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 14, \"users\": [$(users $((Q + 1)) $((Q + 100)))]}"
+  check "with a watcher: the fan-out to 100 users is announced key by key" "100" \
+    "$(notifications | tr ',' '\n' | grep -c ':')"
+  listen_close
+  f0=$(info "$A_R" cache_flushes)
+  BASE_URL=$A_URL http GET "/v1/users/$((Q + 5))/messages?limit=5" >/dev/null
+  "${PSQL[@]}" -c "SELECT pg_notify('bitmapd_changed', '!q:$TOKEN')" >/dev/null
+  sleep 0.3
+  check "A's own '!q:' note leaves its cache as it is" "$f0" "$(info "$A_R" cache_flushes)"
+  "${PSQL[@]}" -c "SELECT pg_notify('bitmapd_changed', '!q:0123456789abcdef')" >/dev/null
+  wait_for "another instance's '!q:' note empties A's cache" '[[ $(info $A_R cache_flushes) -gt $f0 ]]'
+  BASE_URL=$A_URL http GET "/v1/users/$((Q + 5))/messages?limit=5"
+  check "... which reads the box again from the database" "200 [14,13,12,11]" "$HTTP_STATUS $(jget '[.messages[].id]')"
+  check "no unreadable notification was logged" "" \
+    "$(grep -h 'unreadable change notification' "$BITMAPD_TEST_TMP"/bitmapd.*.log | head -n 1)"
+  # The window: an instance that starts listening after such a statement looked for
+  # watchers and before it commits reads the old state, and is told by the '!q:' note.
+  # Here the statement is a psql transaction that asks as A would (A's listener is the
+  # one watcher, so it goes unannounced), kept open while B starts and caches the
+  # key's absence; after the commit B reads the key.
+  redis-cli -p "$A_R" setbit "${P}src" 3 1 >/dev/null
+  APID=$(psql "$BITMAPD_DSN" -XAtq -c "SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN bitmapd_changed'")
+  check_match "A's listener is the one session listening" '^[0-9]+$' "$APID"
+  lock_open "SELECT set_config('bitmapd.quiet_pid', '$APID', true), set_config('bitmapd.instance', 'feedfacefeedface', true);
+             INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes)
+             SELECT '${P}win'::bytea, 1, bits, cardinality, checksum, nbytes FROM bitmapd.bitmaps WHERE key = '${P}src'::bytea;"
+  start_service || finish
+  B=$PORT B_R=$RPORT
+  wait_for "instance B listens for changes" '[[ $(info $B_R cache_enabled) == 1 ]]'
+  check "B, started while the statement is open, reads the key absent (and caches that)" 0 "$(getbit "$B_R" "${P}win" 3)"
+  lock_close COMMIT
+  wait_for "after the commit, B reads the key" '[[ $(getbit $B_R ${P}win 3) == 1 ]]'
+  stop_service "$B"
+fi
+stop_service "$A"
 
 # ---- plans made while the table was empty ------------------------------------------------------
 # A connection plans each prepared statement once (plan_cache_mode=force_generic_plan),

@@ -215,32 +215,7 @@ check "after the refusals: still a plain table, no leftovers" "r 0" \
 check "after the refusals: the schema is unchanged" "$(cat "$T/schema.before")" "$(schema_snapshot)"
 
 # --- listening for changes from psql ----------------------------------------------------------
-mkfifo "$T/listen.fifo"
-# Appending (O_APPEND), so that emptying the file between rounds leaves no hole.
-psql "$BITMAPD_OWNER_DSN" -XAt <"$T/listen.fifo" >>"$T/listen.out" 2>&1 &
-LISTEN_PID=$!
-echo "$LISTEN_PID" >"$T/listen.pid"
-exec 9>"$T/listen.fifo"
-printf "LISTEN bitmapd_changed;\nSELECT 'listening';\n" >&9
-wait_for "psql listens" "grep -q '^listening$' '$T/listen.out'"
-SYNC=0
-# notifications — the payloads psql printed since the last call. psql prints them after
-# the result of the command during which they arrived, so commands are sent until two
-# rounds in a row bring nothing new (at most 20 rounds).
-notifications() {
-  local seen=-1 now round
-  for ((round = 0; round < 20; round++)); do
-    sleep 0.1
-    SYNC=$((SYNC + 1))
-    printf "SELECT 'sync %s';\n" "$SYNC" >&9
-    wait_for "psql answered sync $SYNC" "grep -q '^sync $SYNC\$' '$T/listen.out'" || break
-    now=$(grep -c '^Asynchronous notification' "$T/listen.out")
-    ((now == seen)) && break
-    seen=$now
-  done
-  grep '^Asynchronous notification' "$T/listen.out" | sed 's/.*with payload "\(.*\)" received from.*/\1/'
-  : >"$T/listen.out"
-}
+listen_open "$BITMAPD_OWNER_DSN"
 # items — the items of notification payloads (stdin), one a line, as key-hex:version
 # (or key-hex:d, or *): the third field of migration 0007's items is left out.
 items() { tr ',' '\n' | grep . | cut -d: -f1,2; }
@@ -378,10 +353,7 @@ check "the service still answers after --migrate" "200 4" "$HTTP_STATUS $(jget .
 sql "TRUNCATE bitmapd.bitmaps" >/dev/null
 check "TRUNCATE notifies '*' once" "*" "$(notifications)"
 
-printf '\\q\n' >&9
-exec 9>&-
-wait "$LISTEN_PID" 2>/dev/null
-LISTEN_PID=
+listen_close
 stop_service
 check "bitmapd stopped cleanly" 0 "$SERVICE_EXIT"
 check_logs_clean

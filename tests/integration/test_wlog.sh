@@ -267,7 +267,7 @@ orphan_insert_port() { # the client port of D's connection whose insert waits fo
   # text is cut at 1 kB, so its head: a compare-and-swap, or the statement of inserts alone)
   psql "$BITMAPD_DSN" -XAtq -c "SELECT client_port FROM pg_stat_activity
                     WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()
-                      AND (query LIKE 'WITH v AS (SELECT * FROM unnest(%' OR query LIKE 'WITH ins AS (INSERT %')
+                      AND (query LIKE 'WITH v AS (SELECT * FROM unnest(%' OR query LIKE 'WITH quiet AS MATERIALIZED (%')
                     LIMIT 1"
 }
 if [[ $(can_cut) == yes ]]; then
