@@ -90,6 +90,7 @@ struct store_stats {
     unsigned long append_keys; /* images acknowledged through the write-behind log */
     unsigned long lean_appends, lean_redone; /* appends sent as SQL_APPEND_LEAN; of them, sent again in full */
     unsigned long insert_statements, inserts_redone; /* statements sent as SQL_CAS_NEW; of them, sent again */
+    unsigned long update_statements, updates_redone; /* statements sent as SQL_CAS_UPD; of them, sent again */
     unsigned long quiet_asked; /* statements sent asking to go unannounced (SQL_QUIET) */
     unsigned long expired_reads;   /* rows handed out empty because their deadline had passed */
     unsigned long expired_removed; /* rows of expired keys removed by this instance's sweeps */

@@ -188,15 +188,19 @@ static bool lean_again(struct store *st, struct cas_batch *b, const struct db_re
     return true;
 }
 
-/* A batch of inserts (SQL_CAS_NEW) that met a row: a key guessed absent exists, or
- * another writer created one meanwhile. Nothing was written; rather than fail every
- * group as a conflict, its calls go to the front of the queue again, marked so that
- * they leave through SQL_CAS_ROWS (whichever batch takes them), whose lock step fails
- * only the groups whose keys moved. */
-static void inserts_again(struct store *st, struct cas_batch *b)
+/* A batch without the lock step that met a moved key: of inserts (SQL_CAS_NEW), a key
+ * guessed absent exists, or another writer created one meanwhile; of updates
+ * (SQL_CAS_UPD), a row is not at the version read. Nothing was written; rather than fail
+ * every group as a conflict, its calls go to the front of the queue again, marked so
+ * that they leave through SQL_CAS_ROWS (whichever batch takes them), whose lock step
+ * fails only the groups whose keys moved. */
+static void lock_step_again(struct store *st, struct cas_batch *b)
 {
     for (struct cas_call *c = b->calls; c; c = c->next) c->needs_lock_step = true;
-    st->stats.inserts_redone++;
+    if (b->inserts)
+        st->stats.inserts_redone++;
+    else
+        st->stats.updates_redone++;
     batch_requeue(st, b);
     st->writes.in_flight--;
     cas_flush(st);
@@ -231,9 +235,11 @@ static void cas_batch_done(const struct db_result *r, void *arg)
         free(conflict);
         return;
     }
-    if (s == STORE_ERROR && b->inserts && r->sqlstate && strcmp(r->sqlstate, "23505") == 0) {
+    if (s == STORE_ERROR && r->sqlstate &&
+        ((b->inserts && strcmp(r->sqlstate, "23505") == 0) ||
+         (b->updates && (strcmp(r->sqlstate, "40001") == 0 || strcmp(r->sqlstate, "55P03") == 0)))) {
         free(conflict);
-        inserts_again(st, b);
+        lock_step_again(st, b);
         return;
     }
     bool parse = false;
@@ -252,7 +258,7 @@ static void cas_batch_done(const struct db_result *r, void *arg)
         for (int32_t g = 0; g < b->ngroups; g++) conflict[g] = true;
         /* perhaps a chunked head (an abort, not a key created meanwhile): its keys take
          * SQL_CAS from now on */
-        if (b->rows_only && !b->inserts && !b->append && strcmp(r->sqlstate, "23505") != 0)
+        if (b->rows_only && !b->inserts && !b->updates && !b->append && strcmp(r->sqlstate, "23505") != 0)
             for (struct cas_call *c = b->calls; c; c = c->next)
                 for (size_t i = 0; i < c->n; i++) store_chunks_seen(st->chunks, c->w[i].key, c->w[i].keylen, true);
     } else {
@@ -529,11 +535,14 @@ static bool cas_send(struct store *st)
      * fold could be updating a row this batch guessed absent while inserting a key this
      * batch inserted first (a deadlock; docs/design.md, "A statement of inserts alone") */
     b->inserts = !wlog_used_elsewhere(st->wl);
+    /* SQL_CAS_UPD for more than one key (one goes as SQL_CAS_ONE) */
+    b->updates = nkeys > 1;
     for (c = b->calls; c; c = c->next) {
         if (c->chunks) b->rows_only = false;
-        if (c->needs_lock_step) b->inserts = false;
+        if (c->needs_lock_step) b->inserts = b->updates = false;
         for (size_t i = 0; i < c->n; i++) {
             b->inserts &= c->w[i].absent && c->w[i].bits != NULL && !c->ch[i].chunked;
+            b->updates &= !c->w[i].absent && c->w[i].bits != NULL && !c->ch[i].chunked;
             any_null |= (c->w[i].bits == NULL);
             any_null_len |= (c->w[i].nbytes < 0);
             any_null_exp |= (c->w[i].expire_ms <= 0);
@@ -542,6 +551,7 @@ static bool cas_send(struct store *st)
         }
     }
     b->inserts &= b->rows_only;
+    b->updates &= b->rows_only;
     pa_begin(&keys, OID_BYTEA, nkeys, false);
     pa_begin(&vers, OID_INT8, nkeys, false);
     pa_begin(&bits, OID_BYTEA, nkeys, any_null);
@@ -629,6 +639,10 @@ static bool cas_send(struct store *st)
         else if (b->inserts) { /* rows only, by construction */
             job = db_query_prepared(st->db, STMT_CAS_NEW, SQL_CAS_NEW, 11, pr, cas_batch_done, b);
             st->stats.insert_statements++;
+        }
+        else if (b->updates) { /* rows only, by construction */
+            job = db_query_prepared(st->db, STMT_CAS_UPD, SQL_CAS_UPD, 11, pr, cas_batch_done, b);
+            st->stats.update_statements++;
         }
         else if (b->rows_only)
             job = db_query_prepared(st->db, STMT_CAS_ROWS, SQL_CAS_ROWS, 11, pr, cas_batch_done, b);

@@ -30,7 +30,7 @@ struct bhold;
 struct cas_call;
 struct load_ctx;
 
-enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED, STMT_CAS_ONE_FLIPS, STMT_APPEND, STMT_APPEND_LEAN, STMT_CAS_NEW }; /* prepared once per connection (db_query_prepared) */
+enum { STMT_LOAD, STMT_CAS, STMT_CAS_ROWS, STMT_CAS_ONE, STMT_CAS_ONE_CHUNKED, STMT_CAS_ONE_FLIPS, STMT_APPEND, STMT_APPEND_LEAN, STMT_CAS_NEW, STMT_CAS_UPD }; /* prepared once per connection (db_query_prepared) */
 
 struct store {
     struct db *db;
@@ -124,7 +124,7 @@ struct cas_call {
     struct store_write *w; /* keys and bits copied into buf */
     struct cas_chunks *ch; /* per write */
     bool chunks;           /* a key is chunked, or was last seen chunked: SQL_CAS */
-    bool needs_lock_step;  /* met a row in a SQL_CAS_NEW batch: never in one again */
+    bool needs_lock_step;  /* failed in a SQL_CAS_NEW or SQL_CAS_UPD batch: never in one again */
     size_t n;
     int32_t ngroups;
     int32_t first_group;   /* in the statement */
@@ -145,6 +145,7 @@ struct cas_batch {
     struct store *st;
     bool rows_only;        /* sent as SQL_CAS_ROWS */
     bool inserts;          /* ... as SQL_CAS_NEW: every write inserts a key found or guessed absent */
+    bool updates;          /* ... as SQL_CAS_UPD: every write rewrites a one-row key found, at its version */
     bool append;           /* sent as SQL_APPEND: the write-behind log */
     bool lean;             /* ... as SQL_APPEND_LEAN */
     uint64_t serial;       /* the append's, for the log (wlog_append_begin) */
@@ -169,6 +170,7 @@ struct cas_batch {
 /* The statements of the write queue (store_sql.c). */
 extern const char SQL_CAS[];
 extern const char SQL_CAS_ROWS[];
+extern const char SQL_CAS_UPD[];
 extern const char SQL_CAS_NEW[];
 extern const char SQL_CAS_ONE[];
 extern const char SQL_CAS_ONE_CHUNKED[];

@@ -103,6 +103,12 @@ void store_metrics_render(struct evbuffer *out, void *arg)
         metrics_counter(out, "bitmapd_write_inserts_redone_total",
                 "Of those, statements that met a row that exists and went out again with the lock step.",
                 ss.inserts_redone);
+        metrics_counter(out, "bitmapd_write_update_statements_total",
+                "Group-commit statements that only rewrote one-row keys found, at their versions (no lock step).",
+                ss.update_statements);
+        metrics_counter(out, "bitmapd_write_updates_redone_total",
+                "Of those, statements that met a row not at its version and went out again with the lock step.",
+                ss.updates_redone);
         metrics_counter(out, "bitmapd_write_quiet_asked_total",
                 "Group-commit statements of many keys sent asking to go unannounced should no other session listen.",
                 ss.quiet_asked);

@@ -20,6 +20,7 @@ info() { # PORT FIELD — one field of INFO bitmapd
   redis-cli -p "$1" info bitmapd | tr -d '\r' | sed -n "s/^$2://p"
 }
 getbit() { redis-cli -p "$1" getbit "$2" "$3"; }
+in_place() { [[ ${BITMAPD_TEST_ARGS:-} != *wlog.enabled=1* ]]; } # writes go to rows, not to a log
 
 start_service || finish
 A=$PORT A_R=$RPORT A_URL=$BASE_URL
@@ -167,6 +168,7 @@ redis-cli -p "$A_R" SETBIT "${P}dla" 1 1 >/dev/null
 redis-cli -p "$A_R" SETBIT "${P}dlb" 1 1 >/dev/null
 deadlocks() { "${PSQL[@]}" -c "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()"; }
 d0=$(deadlocks)
+r0=$(metric bitmapd_write_updates_redone_total "$A_URL")
 "${PSQL[@]}" >"$BITMAPD_TEST_TMP/dl.psql" 2>&1 <<SQL &
 BEGIN;
 UPDATE bitmapd.bitmaps SET updated_at = now() WHERE key = '${P}dlb'::bytea;
@@ -181,6 +183,13 @@ check "one pipeline of SETBITs of both keys (one statement) answers both" "0 0" 
   "$(resp_pipeline "$A_R" "SETBIT ${P}dla 2 1" "SETBIT ${P}dlb 2 1")"
 wait "$dlpid"
 check "... and PostgreSQL found no deadlock" 0 $(($(deadlocks) - d0))
+if in_place; then
+  # both keys exist: the pipeline goes as a statement of updates alone (SQL_CAS_UPD),
+  # which waits for psql's row at most lock_timeout (10 ms), gives up and goes out
+  # again with the lock step
+  check "... (the statement without the lock step gave up its wait and went out again with it)" \
+    "$((r0 + 1))" "$(metric bitmapd_write_updates_redone_total "$A_URL")"
+fi
 check "... and both keys hold both bits" "1 1 1 1" \
   "$(for k in dla dlb; do for b in 1 2; do redis-cli -p "$A_R" GETBIT "${P}$k" $b; done; done | tr '\n' ' ' | sed 's/ $//')"
 
@@ -252,7 +261,6 @@ check "B reads the bit cleared" 0 "$(getbit "$B_R" "${P}guess" 3)"
 # found, loaded and written again; the box keeps B's message.
 F=$((U + 500))
 users() { seq -s, "$1" "$2"; }
-in_place() { [[ ${BITMAPD_TEST_ARGS:-} != *wlog.enabled=1* ]]; } # writes go to rows, not to a log
 i0=$(a_metric bitmapd_write_insert_statements_total)
 BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 7, \"users\": [$(users $((F + 1)) $((F + 40)))]}"
 check "fan-out on A to 40 new users" "200 40" "$HTTP_STATUS $(jget .users)"
@@ -284,6 +292,33 @@ check "the 60 new users hold one message each (7, then 9)" "60|60" \
   "$("${PSQL[@]}" -c "SELECT count(*) || '|' || sum(cardinality) FROM bitmapd.bitmaps
                        WHERE key IN (SELECT convert_to('message:push:' || u, 'UTF8') FROM generate_series($F, $((F + 60))) u)
                          AND key <> convert_to('message:push:' || $F, 'UTF8')")"
+
+# A fan-out to users whose boxes A holds rewrites rows it found: a statement of updates
+# alone (SQL_CAS_UPD), no lock step. Here psql bumps one user's version while holding
+# its row, so the UPDATE, waiting for it, then finds the row moved: it writes nothing,
+# and its calls go out again with the lock step, which fails only that user's group.
+if in_place; then
+  u0=$(a_metric bitmapd_write_update_statements_total)
+  BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 10, \"users\": [$(users $((F + 1)) $((F + 40)))]}"
+  check "fan-out on A to 40 users whose boxes it wrote" "200 40" "$HTTP_STATUS $(jget .users)"
+  check "... in a statement of updates alone (SQL_CAS_UPD)" yes \
+    "$([[ $(a_metric bitmapd_write_update_statements_total) -gt $u0 ]] && echo yes || echo no)"
+  d0=$(a_metric bitmapd_write_updates_redone_total)
+  c0=$(a_metric bitmapd_write_conflicts_total)
+  lock_open "UPDATE bitmapd.bitmaps SET version = version + 1 WHERE key = convert_to('message:push:$((F + 20))', 'UTF8');"
+  BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 15, \"users\": [$(users $((F + 1)) $((F + 40)))]}" &
+  fan_pid=$!
+  wait_for "A's fan-out waits for psql's row" waiting_on_lock
+  lock_close COMMIT
+  wait "$fan_pid"
+  check "... the fan-out that met the moved row went out again with the lock step" "$((d0 + 1))" \
+    "$(a_metric bitmapd_write_updates_redone_total)"
+  check "... where only that user's group was a conflict" "$((c0 + 1))" "$(a_metric bitmapd_write_conflicts_total)"
+  check "... and all 40 users hold message 15, the moved one too" "40" \
+    "$("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps b
+                         WHERE key IN (SELECT convert_to('message:push:' || u, 'UTF8') FROM generate_series($((F + 1)), $((F + 40))) u)
+                           AND 15 IN (SELECT bitmapd.members(b.bits))")"
+fi
 
 # ---- statements of many keys that nobody else hears of (migration 0019) -------------------------
 # A compare-and-swap of 64 keys or more asks the change trigger to leave its keys out of
