@@ -31,6 +31,11 @@
     "coalesce(-sp::int2, CASE WHEN octet_length(bits) > 2 AND get_byte(bits, 0) = 179" \
     "                    THEN get_byte(bits, 1)::int2 END)"
 
+/* What an update of a head row from the values v sets (but its flips). */
+#define SQL_ROW_SET \
+    "bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes, expire_ms = v.exp," \
+    " version = b.version + v.inc, updated_at = now(), bucket = coalesce(-v.sp::int2, b.bucket)"
+
 #define SQL_CAS_HEADS(set_flips) \
     " cur AS (SELECT b.key, b.version, b.chunked, b.xid" \
     "           FROM (SELECT DISTINCT key FROM unnest($1::bytea[]) AS u(key) ORDER BY key) k" \
@@ -39,9 +44,7 @@
     " bad AS (SELECT DISTINCT v.grp FROM v LEFT JOIN cur ON cur.key = v.key" \
     "          WHERE coalesce(cur.version, -1) <> v.ver)," \
     " upd AS (UPDATE bitmapd.bitmaps b" \
-    "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes, expire_ms = v.exp," \
-    "                version = b.version + v.inc, updated_at = now()," \
-    "                bucket = coalesce(-v.sp::int2, b.bucket)" set_flips \
+    "            SET " SQL_ROW_SET set_flips \
     "           FROM v" \
     "          WHERE b.key = v.key AND b.version = v.ver AND v.ver >= 0 AND v.bits IS NOT NULL" \
     "            AND v.grp NOT IN (SELECT grp FROM bad)" \
@@ -163,10 +166,8 @@ const char SQL_CAS_NEW[] =
  * for SQL_CAS_ROWS. Parameters and answer as SQL_CAS_ROWS's ($11 as above). */
 const char SQL_CAS_UPD[] =
     "WITH" SQL_QUIET ","
-    " lt AS MATERIALIZED (SELECT set_config('lock_timeout', '10ms', true))," 
-    " upd AS (UPDATE bitmapd.bitmaps b"
-    "            SET bits = v.bits, cardinality = v.card, checksum = v.crc, nbytes = v.nbytes, expire_ms = v.exp,"
-    "                version = b.version + v.inc, updated_at = now(), bucket = coalesce(-v.sp::int2, b.bucket)"
+    " lt AS MATERIALIZED (SELECT set_config('lock_timeout', '10ms', true)),"
+    " upd AS (UPDATE bitmapd.bitmaps b SET " SQL_ROW_SET
     "           FROM (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[], $6::int4[],"
     "                                      $7::int8[], $8::int8[], $9::int8[], $10::int4[])"
     "                                AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, sp)"
