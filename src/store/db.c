@@ -719,10 +719,17 @@ static void conn_read_busy(struct db_conn *c)
             conn_catch_up(c);
             return;
         }
-        if (c->job->res)
-            PQclear(res); /* one statement, one result: keep the first */
-        else
+        if (!c->job->res) {
             c->job->res = res;
+        } else if (PQresultStatus(res) == PGRES_FATAL_ERROR) {
+            /* the statement's rows came, then its transaction failed to commit (at
+             * Sync: a lock wait at commit, a notification queue that is full): nothing
+             * is committed, so the error is the outcome */
+            PQclear(c->job->res);
+            c->job->res = res;
+        } else {
+            PQclear(res); /* one statement, one result: keep the first */
+        }
     }
     conn_flush_and_arm(c);
 }

@@ -51,9 +51,12 @@ static void store_on_notify(const char *payload, void *arg)
     }
     if (strncmp(payload, "!q:", 3) == 0) {
         /* a statement that went unannounced (migration 0019): this instance's own is
-         * known from its answer; another's was sent while no listener was seen, so this
-         * one registered since and cannot tell which keys it holds are stale */
-        if (strcmp(payload + 3, db_instance(st->db)) != 0) cache_invalidate(st->cache, "*");
+         * known from its answer, unless a write's answer was lost (its statement may
+         * commit yet, after a load put the old row in the cache: wlog_doubting);
+         * another's was sent while no listener was seen, so this one registered since
+         * and cannot tell which keys it holds are stale */
+        if (strcmp(payload + 3, db_instance(st->db)) != 0 || wlog_doubting(st->wl))
+            cache_invalidate(st->cache, "*");
         return;
     }
     if (payload[0] == '!') { /* the write-behind log's (migration 0009) */

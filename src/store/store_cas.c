@@ -616,7 +616,7 @@ static bool cas_send(struct store *st)
                                  pa_param(&cbits),  pa_param(&ccards), pa_param(&ccrcs), pa_param(&dirxids),
                                  pa_param(&flips), pa_param(&sps)};
         /* SQL_CAS_ROWS and SQL_CAS_ONE: the first nine, and the spill marks as $10;
-         * SQL_CAS_ROWS and SQL_CAS_NEW: whether to go unannounced as $11 */
+         * SQL_CAS_ROWS, SQL_CAS_NEW and SQL_CAS_UPD: whether to go unannounced as $11 */
         char quiet[16];
         int quiet_pid = nkeys >= CAS_QUIET_MIN_KEYS && b->rows_only ? db_listener_pid(st->db) : 0;
         snprintf(quiet, sizeof(quiet), "%d", quiet_pid);

@@ -150,23 +150,27 @@ const char SQL_CAS_NEW[] =
 /* SQL_CAS_ROWS for a batch that only rewrites rows it found: every write puts a new
  * value of an existing one-row key at the version it read (a fan-out to users who have
  * boxes, SETBITs of many existing keys). No lock step: the UPDATE itself takes the row
- * locks, in key order (a nested loop over the sorted values, each row found by the
- * primary key), and checks each version; a row that moved (or went, or was found
+ * locks, in key order in the plan seen (a nested loop over the sorted values, each
+ * row found by the primary key; another order costs only redos, see below), and
+ * checks each version; a row that moved (or went, or was found
  * chunked) matches nothing, and then the count of rows written falls short and the
  * statement aborts through bitmapd._cas_conflict() (40001) with nothing written.
  * Without the lock step an update can be part of a deadlock the lock step rules out
  * (docs/design.md, "no lock step for groups of one key": it has updated a row that
  * another transaction's INSERT ... ON CONFLICT waits for, while it waits for a row that
- * transaction holds). So it waits for no lock longer than 10 ms (lock_timeout, set
- * before its first row: `lt`), far below deadlock_timeout: a statement that waited
- * that long gives up (55P03), releasing what it held before anyone deadlocks. Either
+ * transaction holds). So its UPDATE waits for no row longer than 10 ms (lock_timeout,
+ * set before its first row: `lt`, and set back once every row is written, so that the
+ * trigger and the commit, which waits for other notifying commits, wait as usual), far
+ * below deadlock_timeout: a statement that waited that long gives up (55P03),
+ * releasing what it held before anyone deadlocks. Either
  * way the store sends the same calls again through SQL_CAS_ROWS, whose lock step fails
  * only the groups whose keys moved. Measured in psql, 1,000 existing keys of a fan-out
  * (EXPLAIN ANALYZE, eight alternating runs): 6.3-8.5 ms of execution against 8.1-12.9
  * for SQL_CAS_ROWS. Parameters and answer as SQL_CAS_ROWS's ($11 as above). */
 const char SQL_CAS_UPD[] =
     "WITH" SQL_QUIET ","
-    " lt AS MATERIALIZED (SELECT set_config('lock_timeout', '10ms', true)),"
+    " lt0 AS MATERIALIZED (SELECT current_setting('lock_timeout') AS was),"
+    " lt AS MATERIALIZED (SELECT set_config('lock_timeout', '10ms', true) FROM lt0),"
     " upd AS (UPDATE bitmapd.bitmaps b SET " SQL_ROW_SET
     "           FROM (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[], $6::int4[],"
     "                                      $7::int8[], $8::int8[], $9::int8[], $10::int4[])"
@@ -177,7 +181,9 @@ const char SQL_CAS_UPD[] =
     "      RETURNING 1)"
     " SELECT NULL::int4, txid_current() % 4294967296 FROM quiet"
     " UNION ALL"
-    " SELECT bitmapd._cas_conflict(), NULL WHERE (SELECT count(*) FROM upd) <> cardinality($1::bytea[])";
+    " SELECT bitmapd._cas_conflict(), NULL WHERE (SELECT count(*) FROM upd) <> cardinality($1::bytea[])"
+    " UNION ALL" /* after upd ran whole (counted above): the trigger and the commit wait as usual */
+    " SELECT NULL, NULL FROM lt0 WHERE set_config('lock_timeout', lt0.was, true) IS NULL";
 
 /* The answer of the one-key statements, as SQL_CAS_ANSWER gives it: the key's group
  * when the head update (CTE cte) matched no row, and the transaction's id. */

@@ -86,6 +86,20 @@ wait_for "one UPDATE of 12 keys of 1,000 bytes reaches B for every key" \
 check "the service logged no unreadable notification" "" \
   "$(grep -h 'unreadable change notification' "$BITMAPD_TEST_TMP"/bitmapd.*.log | head -n 1)"
 
+# ---- a commit that fails after the statement's rows --------------------------------------------
+# A deferred constraint trigger refuses the commit, which comes after the statement's
+# answer (the implicit transaction commits at Sync): the write must be answered an
+# error and leave nothing in the cache (db.c once kept the rows and dropped the error).
+"${PSQL[@]}" -c "CREATE FUNCTION bitmapd.test_refuse_commit() RETURNS trigger LANGUAGE plpgsql
+                   AS \$\$ BEGIN RAISE EXCEPTION 'test: refused at commit'; END \$\$" \
+  -c "CREATE CONSTRAINT TRIGGER test_refuse_commit AFTER INSERT OR UPDATE ON bitmapd.bitmaps
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.key = '${P}refused'::bytea)
+        EXECUTE FUNCTION bitmapd.test_refuse_commit()" >/dev/null
+check_match "a SETBIT whose commit is refused answers an error" 'refused at commit' \
+  "$(redis-cli -p "$A_R" setbit "${P}refused" 3 1 2>&1)"
+check "... and A reads nothing of it" "0 0" "$(getbit "$A_R" "${P}refused" 3) $("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps WHERE key = '${P}refused'::bytea")"
+"${PSQL[@]}" -c "DROP TRIGGER test_refuse_commit ON bitmapd.bitmaps" -c "DROP FUNCTION bitmapd.test_refuse_commit()" >/dev/null
+
 # ---- the listener goes away -------------------------------------------------------------------
 redis-cli -p "$B_R" setbit "${P}lst" 1 1 >/dev/null
 getbit "$A_R" "${P}lst" 1 >/dev/null
@@ -295,8 +309,9 @@ check "the 60 new users hold one message each (7, then 9)" "60|60" \
 
 # A fan-out to users whose boxes A holds rewrites rows it found: a statement of updates
 # alone (SQL_CAS_UPD), no lock step. Here psql bumps one user's version while holding
-# its row, so the UPDATE, waiting for it, then finds the row moved: it writes nothing,
-# and its calls go out again with the lock step, which fails only that user's group.
+# its row: the UPDATE waits for it no longer than its lock_timeout (10 ms), gives up
+# with nothing written, and its calls go out again with the lock step, which waits for
+# psql's commit and then fails only that user's group.
 if in_place; then
   u0=$(a_metric bitmapd_write_update_statements_total)
   BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 10, \"users\": [$(users $((F + 1)) $((F + 40)))]}"
@@ -318,6 +333,23 @@ if in_place; then
     "$("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps b
                          WHERE key IN (SELECT convert_to('message:push:' || u, 'UTF8') FROM generate_series($((F + 1)), $((F + 40))) u)
                            AND 15 IN (SELECT bitmapd.members(b.bits))")"
+  # A row changed behind A's back (a superuser session with the triggers off, so no
+  # notification: A's copy stays a version behind): the UPDATE finds it at another
+  # version without waiting, writes fewer rows than it names and aborts (40001); again
+  # the calls go out with the lock step, and only that user's group is a conflict.
+  d0=$(a_metric bitmapd_write_updates_redone_total)
+  c0=$(a_metric bitmapd_write_conflicts_total)
+  super_psql "$BITMAPD_PGDIR" "$("${PSQL[@]}" -c "SELECT current_database()")" >/dev/null \
+    <<<"SET session_replication_role = replica;
+        UPDATE bitmapd.bitmaps SET version = version + 1 WHERE key = convert_to('message:push:$((F + 25))', 'UTF8')"
+  BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 16, \"users\": [$(users $((F + 1)) $((F + 40)))]}"
+  check "a fan-out over a row moved unannounced" "200 40" "$HTTP_STATUS $(jget .users)"
+  check "... found it short of a row, went out again with the lock step, one conflict" "$((d0 + 1))|$((c0 + 1))" \
+    "$(a_metric bitmapd_write_updates_redone_total)|$(a_metric bitmapd_write_conflicts_total)"
+  check "... and all 40 users hold message 16" "40" \
+    "$("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps b
+                         WHERE key IN (SELECT convert_to('message:push:' || u, 'UTF8') FROM generate_series($((F + 1)), $((F + 40))) u)
+                           AND 16 IN (SELECT bitmapd.members(b.bits))")"
 fi
 
 # ---- statements of many keys that nobody else hears of (migration 0019) -------------------------
@@ -356,6 +388,9 @@ if in_place; then
   NOTES=$(notifications)
   check_match "... is announced by one '!q:' note with A's token" '^!q:[0-9a-f]{16}$' "$NOTES"
   TOKEN=${NOTES#!q:}
+  BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 12, \"users\": [$(users $((Q + 201)) $((Q + 300)))]}"
+  check "... so is one to 100 new users (a statement of inserts alone)" "200 100 !q:$TOKEN" \
+    "$HTTP_STATUS $(jget .users) $(notifications)"
   BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 13, \"users\": [$(users $((Q + 1)) $((Q + 10)))]}"
   check "... a fan-out to 10 users is announced key by key" "10" "$(notifications | tr ',' '\n' | grep -c ':')"
   l0=$(info "$A_R" load_statements)
@@ -386,8 +421,8 @@ if in_place; then
   # one watcher, so it goes unannounced), kept open while B starts and caches the
   # key's absence; after the commit B reads the key.
   redis-cli -p "$A_R" setbit "${P}src" 3 1 >/dev/null
-  APID=$(psql "$BITMAPD_DSN" -XAtq -c "SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN bitmapd_changed'")
-  check_match "A's listener is the one session listening" '^[0-9]+$' "$APID"
+  APID=$("${PSQL[@]}" -c "SELECT DISTINCT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = 7355610 AND objsubid = 2")
+  check_match "A's listener is the one session holding the watcher locks" '^[0-9]+$' "$APID"
   lock_open "SELECT set_config('bitmapd.quiet_pid', '$APID', true), set_config('bitmapd.instance', 'feedfacefeedface', true);
              INSERT INTO bitmapd.bitmaps (key, version, bits, cardinality, checksum, nbytes)
              SELECT '${P}win'::bytea, 1, bits, cardinality, checksum, nbytes FROM bitmapd.bitmaps WHERE key = '${P}src'::bytea;"
