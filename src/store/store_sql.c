@@ -110,6 +110,13 @@ const char SQL_CAS[] =
  * the answer reads, so that it is evaluated before the trigger fires at the end. */
 #define SQL_QUIET " quiet AS MATERIALIZED (SELECT set_config('bitmapd.quiet_pid', $11::text, true))"
 
+/* The writes of a batch of plain rows, one row each, from the parameters $1-$10 that
+ * SQL_CAS_ROWS, SQL_CAS_NEW and SQL_CAS_UPD share. */
+#define SQL_ROW_VALUES \
+    "unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[], $6::int4[]," \
+    "       $7::int8[], $8::int8[], $9::int8[], $10::int4[])" \
+    " AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, sp)"
+
 /* The same compare-and-swap for batches in which no key is, or was last seen,
  * chunked: no chunk rows to write, so it leaves out the CTEs that would write them
  * (their start-up cost is paid by every statement). Should a head row turn out to be
@@ -117,9 +124,7 @@ const char SQL_CAS[] =
  * instead of leaving its chunk rows behind, and the store sends those keys' writes
  * through SQL_CAS from then on. */
 const char SQL_CAS_ROWS[] =
-    "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[],"
-    "                                $5::int8[], $6::int4[], $7::int8[], $8::int8[], $9::int8[], $10::int4[])"
-    "                         AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, sp)),"
+    "WITH v AS (SELECT * FROM " SQL_ROW_VALUES "),"
     SQL_QUIET ","
     SQL_CAS_HEADS("")
     SQL_CAS_ANSWER(" FROM quiet", "cur.chunked AND v.bits IS NOT NULL");
@@ -141,9 +146,7 @@ const char SQL_CAS_NEW[] =
     "WITH" SQL_QUIET ","
     " ins AS (INSERT INTO bitmapd.bitmaps AS b (key, version, bits, cardinality, checksum, nbytes, expire_ms, bucket)"
     "             SELECT key, inc, bits, card, crc, nbytes, exp, " SQL_NEW_ROW_BUCKET
-    "               FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[], $6::int4[],"
-    "                           $7::int8[], $8::int8[], $9::int8[], $10::int4[])"
-    "                    AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, sp)"
+    "               FROM " SQL_ROW_VALUES
     "              ORDER BY key)"
     " SELECT NULL::int4, txid_current() % 4294967296 FROM quiet";
 
@@ -152,9 +155,9 @@ const char SQL_CAS_NEW[] =
  * boxes, SETBITs of many existing keys). No lock step: the UPDATE itself takes the row
  * locks, in key order in the plan seen (a nested loop over the sorted values, each
  * row found by the primary key; another order costs only redos, see below), and
- * checks each version; a row that moved (or went, or was found
- * chunked) matches nothing, and then the count of rows written falls short and the
- * statement aborts through bitmapd._cas_conflict() (40001) with nothing written.
+ * checks each version; a row that moved (or went, or was found chunked) matches
+ * nothing, and then the count of rows written falls short and the statement aborts
+ * through bitmapd._cas_conflict() (40001) with nothing written.
  * Without the lock step an update can be part of a deadlock the lock step rules out
  * (docs/design.md, "no lock step for groups of one key": it has updated a row that
  * another transaction's INSERT ... ON CONFLICT waits for, while it waits for a row that
@@ -162,9 +165,9 @@ const char SQL_CAS_NEW[] =
  * set before its first row: `lt`, and set back once every row is written, so that the
  * trigger and the commit, which waits for other notifying commits, wait as usual), far
  * below deadlock_timeout: a statement that waited that long gives up (55P03),
- * releasing what it held before anyone deadlocks. Either
- * way the store sends the same calls again through SQL_CAS_ROWS, whose lock step fails
- * only the groups whose keys moved. Measured in psql, 1,000 existing keys of a fan-out
+ * releasing what it held before anyone deadlocks. Either way the store sends the same
+ * calls again through SQL_CAS_ROWS, whose lock step fails only the groups whose keys
+ * moved. Measured in psql, 1,000 existing keys of a fan-out
  * (EXPLAIN ANALYZE, eight alternating runs): 6.3-8.5 ms of execution against 8.1-12.9
  * for SQL_CAS_ROWS. Parameters and answer as SQL_CAS_ROWS's ($11 as above). */
 const char SQL_CAS_UPD[] =
@@ -172,10 +175,7 @@ const char SQL_CAS_UPD[] =
     " lt0 AS MATERIALIZED (SELECT current_setting('lock_timeout') AS was),"
     " lt AS MATERIALIZED (SELECT set_config('lock_timeout', '10ms', true) FROM lt0),"
     " upd AS (UPDATE bitmapd.bitmaps b SET " SQL_ROW_SET
-    "           FROM (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::bytea[], $4::int8[], $5::int8[], $6::int4[],"
-    "                                      $7::int8[], $8::int8[], $9::int8[], $10::int4[])"
-    "                                AS t(key, ver, bits, card, crc, grp, nbytes, inc, exp, sp)"
-    "                  ORDER BY key) v"
+    "           FROM (SELECT * FROM " SQL_ROW_VALUES " ORDER BY key) v"
     "          WHERE b.key = v.key AND b.version = v.ver AND octet_length(b.bits) > 0"
     "            AND (SELECT count(*) FROM lt) = 1"
     "      RETURNING 1)"

@@ -313,6 +313,11 @@ check "the 60 new users hold one message each (7, then 9)" "60|60" \
 # with nothing written, and its calls go out again with the lock step, which waits for
 # psql's commit and then fails only that user's group.
 if in_place; then
+  holding() { # MESSAGE — how many of users F+1 … F+40 hold it (rows in SQL)
+    "${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps b
+                      WHERE key IN (SELECT convert_to('message:push:' || u, 'UTF8') FROM generate_series($((F + 1)), $((F + 40))) u)
+                        AND $1 IN (SELECT bitmapd.members(b.bits))"
+  }
   u0=$(a_metric bitmapd_write_update_statements_total)
   BASE_URL=$A_URL http POST "/v1/pushes" "{\"message\": 10, \"users\": [$(users $((F + 1)) $((F + 40)))]}"
   check "fan-out on A to 40 users whose boxes it wrote" "200 40" "$HTTP_STATUS $(jget .users)"
@@ -330,9 +335,7 @@ if in_place; then
     "$(a_metric bitmapd_write_updates_redone_total)"
   check "... where only that user's group was a conflict" "$((c0 + 1))" "$(a_metric bitmapd_write_conflicts_total)"
   check "... and all 40 users hold message 15, the moved one too" "40" \
-    "$("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps b
-                         WHERE key IN (SELECT convert_to('message:push:' || u, 'UTF8') FROM generate_series($((F + 1)), $((F + 40))) u)
-                           AND 15 IN (SELECT bitmapd.members(b.bits))")"
+    "$(holding 15)"
   # A row changed behind A's back (a superuser session with the triggers off, so no
   # notification: A's copy stays a version behind): the UPDATE finds it at another
   # version without waiting, writes fewer rows than it names and aborts (40001); again
@@ -347,9 +350,7 @@ if in_place; then
   check "... found it short of a row, went out again with the lock step, one conflict" "$((d0 + 1))|$((c0 + 1))" \
     "$(a_metric bitmapd_write_updates_redone_total)|$(a_metric bitmapd_write_conflicts_total)"
   check "... and all 40 users hold message 16" "40" \
-    "$("${PSQL[@]}" -c "SELECT count(*) FROM bitmapd.bitmaps b
-                         WHERE key IN (SELECT convert_to('message:push:' || u, 'UTF8') FROM generate_series($((F + 1)), $((F + 40))) u)
-                           AND 16 IN (SELECT bitmapd.members(b.bits))")"
+    "$(holding 16)"
 fi
 
 # ---- statements of many keys that nobody else hears of (migration 0019) -------------------------
