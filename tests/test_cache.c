@@ -1,7 +1,8 @@
 /* test_cache.c — the hot-bitmap cache: hits and misses, LRU eviction within the byte
  * bound, invalidation by change notifications (exact version and checksum survive,
  * anything else is dropped), in-flight results that a later notification contradicts,
- * negative entries, and payloads that cannot be parsed. */
+ * negative entries, payloads that cannot be parsed, a put over a cached key, and
+ * prefetching. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -310,6 +311,104 @@ static void test_own_late_notifications(void **state)
     cache_free(c);
 }
 
+static size_t cache_bytes(const struct cache *c)
+{
+    struct cache_stats st;
+    cache_get_stats(c, &st);
+    return st.bytes;
+}
+
+/* A put over a cached key rewrites its entry where it is: the bytes counted follow
+ * the new value (as if put fresh), the old bits are released while a reader of them
+ * keeps its copy, the entry is the most recently used, and a value too big for the
+ * cache, or contradicted by a notification since its mark, leaves no entry. */
+static void test_put_over_entry(void **state)
+{
+    char big[2001];
+    struct cache_val held;
+    struct cache *c = enabled_cache(8 * 1024), *fresh = enabled_cache(8 * 1024);
+    (void)state;
+    put(c, "k", 1, 1, "short", cache_mark(c));
+    assert_true(cache_get(c, "k", 1, &held)); /* a reader of version 1 */
+    put(c, "k", 2, 2, "a longer value", cache_mark(c));
+    put(fresh, "k", 2, 2, "a longer value", cache_mark(fresh));
+    assert_int_equal(cache_bytes(c), cache_bytes(fresh));
+    assert_int_equal(cached(c, "k"), 2);
+    assert_memory_equal(held.blob->data, "short", 5);
+    cache_blob_unref(held.blob);
+    put(c, "k", 3, 3, "s", cache_mark(c)); /* shorter again */
+    put(fresh, "k", 3, 3, "s", cache_mark(fresh));
+    assert_int_equal(cache_bytes(c), cache_bytes(fresh));
+    cache_free(fresh);
+
+    /* most recently used: "old" goes first when the cache must make room */
+    memset(big, 'x', 1000);
+    big[1000] = '\0';
+    put(c, "old", 1, 1, big, cache_mark(c));
+    put(c, "k", 4, 4, "t", cache_mark(c));
+    for (int i = 0; i < 12; i++) { /* until the first eviction */
+        struct cache_stats st;
+        char key[16];
+        snprintf(key, sizeof(key), "n%d", i);
+        put(c, key, 1, 1, big, cache_mark(c));
+        cache_get_stats(c, &st);
+        if (st.evictions > 0) break;
+    }
+    assert_int_equal(cached(c, "old"), -1);
+    assert_int_equal(cached(c, "k"), 4);
+    assert_true(cache_bytes(c) <= 8 * 1024);
+
+    /* a value over a quarter of the cache: the entry goes, nothing is counted for it */
+    size_t before = cache_bytes(c);
+    memset(big, 'y', 2000);
+    big[2000] = '\0';
+    put(c, "k", 5, 5, big, cache_mark(c));
+    assert_int_equal(cached(c, "k"), -1);
+    assert_true(cache_bytes(c) < before);
+
+    /* a result that a notification since its mark contradicts: the entry goes */
+    put(c, "ab", 1, 1, "v1", cache_mark(c));
+    uint64_t mark = cache_mark(c);
+    assert_true(cache_invalidate(c, "6162:9:9"));
+    put(c, "ab", 2, 2, "v2", cache_mark(c));
+    put(c, "ab", 3, 3, "v3", mark);
+    assert_int_equal(cached(c, "ab"), -1);
+    cache_free(c);
+}
+
+static const void *key_of(const void *arg, size_t i, size_t *len)
+{
+    const char *const *keys = arg;
+    *len = strlen(keys[i]);
+    return keys[i];
+}
+
+/* Prefetching changes nothing: every key answers as before, and the counts of hits,
+ * misses and entries stay, whether the keys are cached, absent or the cache is off. */
+static void test_prefetch_changes_nothing(void **state)
+{
+    static const char *const keys[] = {"a", "b", "missing", "", "c"};
+    struct cache_stats before, after;
+    struct cache *c = enabled_cache(1 << 20);
+    (void)state;
+    put(c, "a", 1, 1, "x", cache_mark(c));
+    put(c, "b", 2, 2, "y", cache_mark(c));
+    put(c, "c", 3, 3, "z", cache_mark(c));
+    cache_get_stats(c, &before);
+    cache_prefetch(c, 5, key_of, keys);
+    cache_prefetch(c, 0, key_of, keys);
+    cache_get_stats(c, &after);
+    assert_memory_equal(&before, &after, sizeof(before));
+    assert_int_equal(cached(c, "a"), 1);
+    assert_int_equal(cached(c, "b"), 2);
+    assert_int_equal(cached(c, "c"), 3);
+    assert_int_equal(cached(c, "missing"), -1);
+    cache_set_enabled(c, false);
+    cache_prefetch(c, 5, key_of, keys);
+    assert_int_equal(cached(c, "a"), -1);
+    cache_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -324,6 +423,8 @@ int main(void)
         cmocka_unit_test(test_huge_entry_not_cached),
         cmocka_unit_test(test_older_result_never_replaces_newer),
         cmocka_unit_test(test_own_late_notifications),
+        cmocka_unit_test(test_put_over_entry),
+        cmocka_unit_test(test_prefetch_changes_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,6 +189,33 @@ bool cache_enabled(const struct cache *c) { return c->enabled; }
 
 void cache_count_hit(struct cache *c) { c->st.hits++; }
 
+#define PREFETCH_BLOCK 256 /* keys whose buckets are asked for at once */
+
+void cache_prefetch(const struct cache *c, size_t n, cache_key_fn *key, const void *arg)
+{
+    uint64_t h[PREFETCH_BLOCK];
+    const struct entry *e;
+    size_t len;
+
+    if (!c->enabled) return;
+    for (size_t at = 0; at < n; at += PREFETCH_BLOCK) {
+        size_t m = n - at < PREFETCH_BLOCK ? n - at : PREFETCH_BLOCK;
+        for (size_t i = 0; i < m; i++) { /* the buckets, and the recent slots */
+            const void *k = key(arg, at + i, &len);
+            h[i] = key_hash(k, len);
+            __builtin_prefetch(&c->buckets[h[i] & (c->nbuckets - 1)]);
+            __builtin_prefetch(&c->recent[h[i] & (RECENT_SLOTS - 1)]);
+        }
+        for (size_t i = 0; i < m; i++) /* the first entry of each bucket, key included */
+            if ((e = c->buckets[h[i] & (c->nbuckets - 1)]) != NULL) {
+                __builtin_prefetch(e);
+                __builtin_prefetch(e->key);
+            }
+        for (size_t i = 0; i < m; i++) /* its bits */
+            if ((e = c->buckets[h[i] & (c->nbuckets - 1)]) != NULL && e->v.blob) __builtin_prefetch(e->v.blob);
+    }
+}
+
 bool cache_get(struct cache *c, const void *key, size_t len, struct cache_val *out)
 {
     struct entry *e;
@@ -230,6 +257,15 @@ static bool still_current(const struct cache *c, uint64_t h, const struct cache_
     return v->found && r->version == v->version && r->xid == v->xid;
 }
 
+/* Evicts least recently used entries until the cache fits its bound, keeping e. */
+static void evict_but(struct cache *c, const struct entry *e)
+{
+    while (c->bytes > c->max_bytes && c->tail && c->tail != e) {
+        remove_key(c, c->tail->key, c->tail->keylen, c->tail->hash);
+        c->st.evictions++;
+    }
+}
+
 void cache_put(struct cache *c, const void *key, size_t len, const struct cache_val *v, uint64_t mark)
 {
     uint64_t h = key_hash(key, len);
@@ -244,8 +280,32 @@ void cache_put(struct cache *c, const void *key, size_t len, const struct cache_
         const struct cache_val *old = &(*ep)->v;
         if (old->found && (!v->found || old->version > v->version)) return;
         bool contradiction = old->found && old->version == v->version && old->xid != v->xid;
-        remove_at(c, ep);
-        if (contradiction) return;
+        if (contradiction) {
+            remove_at(c, ep);
+            return;
+        }
+        if (!still_current(c, h, v, mark)) {
+            remove_at(c, ep);
+            c->st.stale_skips++;
+            return;
+        }
+        /* the entry takes the new value where it is (a fan-out rewrites a million
+         * entries: no free, malloc and relinking of each) */
+        e = *ep;
+        c->bytes -= entry_cost(e);
+        if (v->blob) v->blob->refs++;
+        cache_blob_unref(e->v.blob);
+        e->v = *v;
+        c->bytes += entry_cost(e);
+        if (entry_cost(e) > c->max_bytes / 4) { /* one huge bitmap must not empty the cache */
+            remove_at(c, ep);
+            return;
+        }
+        lru_unlink(c, e);
+        lru_push(c, e);
+        c->st.puts++;
+        evict_but(c, e);
+        return;
     }
     if (!still_current(c, h, v, mark)) {
         c->st.stale_skips++;
@@ -270,10 +330,7 @@ void cache_put(struct cache *c, const void *key, size_t len, const struct cache_
     c->entries++;
     c->bytes += entry_cost(e);
     c->st.puts++;
-    while (c->bytes > c->max_bytes && c->tail && c->tail != e) {
-        remove_key(c, c->tail->key, c->tail->keylen, c->tail->hash);
-        c->st.evictions++;
-    }
+    evict_but(c, e);
 }
 
 void cache_drop(struct cache *c, const void *key, size_t len) { remove_key(c, key, len, key_hash(key, len)); }

@@ -35,10 +35,18 @@ static void cas_handle_cb(const struct db_result *r, void *arg)
 /* Versions a write adds: one per merged change (store_write.inc), at least one. */
 static int64_t write_inc(const struct store_write *w) { return w->inc > 1 ? w->inc : 1; }
 
+static const void *write_key_at(const void *arg, size_t i, size_t *len)
+{
+    const struct store_write *w = (const struct store_write *)arg + i;
+    *len = w->keylen;
+    return w->key;
+}
+
 /* Keeps the cache in step with the outcome of one call's writes. */
 static void cas_call_cache(struct store *st, const struct cas_call *c, enum store_status s, const bool *conflict,
                            uint32_t xid, uint64_t mark)
 {
+    if (c->n >= CACHE_PREFETCH_MIN) cache_prefetch(st->cache, c->n, write_key_at, c->w);
     for (size_t i = 0; i < c->n; i++) {
         const struct store_write *w = &c->w[i];
         if (s == STORE_OK && !conflict[w->group]) {

@@ -365,6 +365,13 @@ void load_flush(struct store *st)
         if (!load_send(st)) break;
 }
 
+static const void *load_key_at(const void *arg, size_t i, size_t *len)
+{
+    const struct store_key *k = (const struct store_key *)arg + i;
+    *len = k->len;
+    return k->key;
+}
+
 struct db_job *rows_load(struct store *st, const struct store_key *keys, size_t n, unsigned flags, store_load_cb cb,
                          void *arg)
 {
@@ -381,6 +388,7 @@ struct db_job *rows_load(struct store *st, const struct store_key *keys, size_t 
     ctx->keyoff = calloc(n + 1, sizeof(*ctx->keyoff));
     ctx->seen = calloc(n ? n : 1, sizeof(*ctx->seen));
     if (!ctx->rows || !ctx->held || !ctx->sent || !ctx->keyoff || !ctx->seen) goto fail;
+    if (n >= CACHE_PREFETCH_MIN) cache_prefetch(st->cache, n, load_key_at, keys);
     for (size_t i = 0; i < n; i++) {
         /* a pending image is newer than the row: never checked against it */
         bool hit = cached_row(st, &keys[i], &ctx->held[i], &ctx->rows[i]);
