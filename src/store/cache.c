@@ -24,13 +24,15 @@ struct entry {
     uint8_t key[];
 };
 
-/* The last notification about a key hash, and when it arrived. */
+/* The last notification about a key hash, and when it arrived; and the latest seq of
+ * the records about other keys that it overwrote in its slot (what is lost). */
 struct recent {
     uint64_t hash;
     uint64_t seq;
     int64_t version;
     uint32_t xid;
     bool deleted;
+    uint64_t lost;
 };
 
 struct cache {
@@ -250,7 +252,10 @@ static bool still_current(const struct cache *c, uint64_t h, const struct cache_
     const struct recent *r = &c->recent[h & (RECENT_SLOTS - 1)];
     if (c->flush_seq > mark) return false;
     if (r->seq <= mark) return true;
-    if (r->hash != h) return false; /* overwritten by another key: cannot tell */
+    /* the slot tells of another key: nothing was heard of this one since mark unless a
+     * record of it was overwritten since (a fan-out's own notes of its keys share the
+     * slots, and skipped a few percent of its results until the slot kept this) */
+    if (r->hash != h) return r->lost <= mark;
     if (r->deleted) return !v->found;
     /* an own earlier commit announced after v was read or written: older news */
     if (v->found && r->version < v->version && own_xid(c, r->xid)) return true;
@@ -335,6 +340,15 @@ void cache_put(struct cache *c, const void *key, size_t len, const struct cache_
 
 void cache_drop(struct cache *c, const void *key, size_t len) { remove_key(c, key, len, key_hash(key, len)); }
 
+/* Puts rec in slot r; a record of another key that it overwrites leaves its seq in
+ * r->lost (still_current). */
+static void recent_stamp(struct recent *r, struct recent rec)
+{
+    rec.lost = r->lost;
+    if (r->seq && r->hash != rec.hash && r->seq > rec.lost) rec.lost = r->seq;
+    *r = rec;
+}
+
 /* Our own commit, known before its notification: results of statements sent
  * earlier that disagree with it must not be cached. */
 void cache_note_write(struct cache *c, const void *key, size_t len, int64_t version, uint32_t xid)
@@ -347,7 +361,7 @@ void cache_note_write(struct cache *c, const void *key, size_t len, int64_t vers
         if (c->own_count < OWN_XIDS) c->own_count++;
     }
     if (r->seq && r->hash == h && (r->deleted || r->version > version)) return; /* a later change is known */
-    *r = (struct recent){h, ++c->seq, version, xid, false};
+    recent_stamp(r, (struct recent){h, ++c->seq, version, xid, false, 0});
 }
 
 static int hexval(char ch)
@@ -400,7 +414,7 @@ static bool apply_item(struct cache *c, const char *p, const char *end, uint8_t 
     }
     h = key_hash(key, len);
     r = &c->recent[h & (RECENT_SLOTS - 1)];
-    *r = (struct recent){h, ++c->seq, version, (uint32_t)xid, deleted};
+    recent_stamp(r, (struct recent){h, ++c->seq, version, (uint32_t)xid, deleted, 0});
     c->st.invalidations++;
     ep = find(c, key, len, h);
     if (*ep && !deleted && (*ep)->v.found && (*ep)->v.version > version && own_xid(c, (uint32_t)xid))
