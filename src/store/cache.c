@@ -262,6 +262,9 @@ static bool still_current(const struct cache *c, uint64_t h, const struct cache_
     return v->found && r->version == v->version && r->xid == v->xid;
 }
 
+/* One huge bitmap must not empty the cache: an entry over a quarter of it is not kept. */
+static bool too_big(const struct cache *c, const struct entry *e) { return entry_cost(e) > c->max_bytes / 4; }
+
 /* Evicts least recently used entries until the cache fits its bound, keeping e. */
 static void evict_but(struct cache *c, const struct entry *e)
 {
@@ -284,16 +287,17 @@ void cache_put(struct cache *c, const void *key, size_t len, const struct cache_
          * the same version keep neither. */
         const struct cache_val *old = &(*ep)->v;
         if (old->found && (!v->found || old->version > v->version)) return;
-        bool contradiction = old->found && old->version == v->version && old->xid != v->xid;
-        if (contradiction) {
+        if (old->found && old->version == v->version && old->xid != v->xid) { /* a contradiction */
             remove_at(c, ep);
             return;
         }
-        if (!still_current(c, h, v, mark)) {
-            remove_at(c, ep);
-            c->st.stale_skips++;
-            return;
-        }
+    }
+    if (!still_current(c, h, v, mark)) {
+        if (*ep) remove_at(c, ep);
+        c->st.stale_skips++;
+        return;
+    }
+    if (*ep) {
         /* the entry takes the new value where it is (a fan-out rewrites a million
          * entries: no free, malloc and relinking of each) */
         e = *ep;
@@ -302,7 +306,7 @@ void cache_put(struct cache *c, const void *key, size_t len, const struct cache_
         cache_blob_unref(e->v.blob);
         e->v = *v;
         c->bytes += entry_cost(e);
-        if (entry_cost(e) > c->max_bytes / 4) { /* one huge bitmap must not empty the cache */
+        if (too_big(c, e)) {
             remove_at(c, ep);
             return;
         }
@@ -312,10 +316,6 @@ void cache_put(struct cache *c, const void *key, size_t len, const struct cache_
         evict_but(c, e);
         return;
     }
-    if (!still_current(c, h, v, mark)) {
-        c->st.stale_skips++;
-        return;
-    }
     if (!(e = malloc(sizeof(*e) + len))) return;
     memset(e, 0, sizeof(*e));
     e->hash = h;
@@ -323,7 +323,7 @@ void cache_put(struct cache *c, const void *key, size_t len, const struct cache_
     if (e->v.blob) e->v.blob->refs++;
     e->keylen = len;
     memcpy(e->key, key, len);
-    if (entry_cost(e) > c->max_bytes / 4) { /* one huge bitmap must not empty the cache */
+    if (too_big(c, e)) {
         cache_blob_unref(e->v.blob);
         free(e);
         return;
