@@ -410,15 +410,14 @@ static void test_prefetch_changes_nothing(void **state)
 }
 
 /* Two keys, written to a and b, whose slots in the cache's table of recent
- * notifications are the same (cache.c: RECENT_SLOTS, 1 << 16, indexed by the key's
- * hash). */
+ * notifications are the same (CACHE_RECENT_SLOTS, indexed by the key's hash). */
 static void colliding_keys(char *a, char *b, size_t len)
 {
     snprintf(a, len, "k0");
-    uint64_t slot = bytes_hash(a, strlen(a)) & 0xFFFF;
+    uint64_t slot = bytes_hash(a, strlen(a)) & (CACHE_RECENT_SLOTS - 1);
     for (int i = 1; i < 10000000; i++) {
         snprintf(b, len, "k%d", i);
-        if ((bytes_hash(b, strlen(b)) & 0xFFFF) == slot) return;
+        if ((bytes_hash(b, strlen(b)) & (CACHE_RECENT_SLOTS - 1)) == slot) return;
     }
     fail_msg("no two keys share a slot");
 }

@@ -62,7 +62,7 @@ static const struct cf_key cf_keys[] = {
     CF_INT_KEY("postgres", "queue_timeout_ms", pg_queue_timeout_ms, "5000", 10, 3600000, R),
     CF_INT_KEY("postgres", "reconnect_min_ms", pg_reconnect_min_ms, "50", 1, 600000, R),
     CF_INT_KEY("postgres", "reconnect_max_ms", pg_reconnect_max_ms, "1000", 1, 600000, R),
-    CF_INT_KEY("postgres", "batch_keys", pg_batch_keys, "1000", 1, 100000, R),
+    CF_INT_KEY("postgres", "batch_keys", pg_batch_keys, "2000", 1, 100000, R),
     CF_INT_KEY("postgres", "max_retries", pg_max_retries, "100", 0, 1000, R),
     CF_INT_KEY("postgres", "write_statements", pg_write_statements, "1", 1, 64, R),
     CF_INT_KEY("postgres", "load_statements", pg_load_statements, "2", 1, 64, R),

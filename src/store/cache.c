@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RECENT_SLOTS (1u << 16)
 /* The transactions of this instance's last commits. A notification of one of them
  * that arrives after a later commit of the same key by this instance (a hot key
  * commits again before the previous notification is delivered) is older news: it
@@ -159,7 +158,7 @@ struct cache *cache_new(size_t max_bytes)
     struct cache *c = calloc(1, sizeof(*c));
     if (!c) return NULL;
     c->max_bytes = max_bytes;
-    c->recent = calloc(RECENT_SLOTS, sizeof(*c->recent));
+    c->recent = calloc(CACHE_RECENT_SLOTS, sizeof(*c->recent));
     if (!c->recent) {
         free(c);
         return NULL;
@@ -206,7 +205,7 @@ void cache_prefetch(const struct cache *c, size_t n, cache_key_fn *key, const vo
             const void *k = key(arg, at + i, &len);
             h[i] = key_hash(k, len);
             __builtin_prefetch(&c->buckets[h[i] & (c->nbuckets - 1)]);
-            __builtin_prefetch(&c->recent[h[i] & (RECENT_SLOTS - 1)]);
+            __builtin_prefetch(&c->recent[h[i] & (CACHE_RECENT_SLOTS - 1)]);
         }
         for (size_t i = 0; i < m; i++) /* the first entry of each bucket, key included */
             if ((e = c->buckets[h[i] & (c->nbuckets - 1)]) != NULL) {
@@ -249,7 +248,7 @@ uint64_t cache_mark(const struct cache *c) { return c->seq; }
 /* Does the last notification about this hash, if it came after mark, agree with v? */
 static bool still_current(const struct cache *c, uint64_t h, const struct cache_val *v, uint64_t mark)
 {
-    const struct recent *r = &c->recent[h & (RECENT_SLOTS - 1)];
+    const struct recent *r = &c->recent[h & (CACHE_RECENT_SLOTS - 1)];
     if (c->flush_seq > mark) return false;
     if (r->seq <= mark) return true;
     /* the slot tells of another key: nothing was heard of this one since mark unless a
@@ -354,7 +353,7 @@ static void recent_stamp(struct recent *r, struct recent rec)
 void cache_note_write(struct cache *c, const void *key, size_t len, int64_t version, uint32_t xid)
 {
     uint64_t h = key_hash(key, len);
-    struct recent *r = &c->recent[h & (RECENT_SLOTS - 1)];
+    struct recent *r = &c->recent[h & (CACHE_RECENT_SLOTS - 1)];
     if (c->own_xids[(c->own_pos + OWN_XIDS - 1) % OWN_XIDS] != xid || !c->own_count) { /* one per transaction */
         c->own_xids[c->own_pos] = xid;
         c->own_pos = (c->own_pos + 1) % OWN_XIDS;
@@ -413,7 +412,7 @@ static bool apply_item(struct cache *c, const char *p, const char *end, uint8_t 
             return false;
     }
     h = key_hash(key, len);
-    r = &c->recent[h & (RECENT_SLOTS - 1)];
+    r = &c->recent[h & (CACHE_RECENT_SLOTS - 1)];
     recent_stamp(r, (struct recent){h, ++c->seq, version, (uint32_t)xid, deleted, 0});
     c->st.invalidations++;
     ep = find(c, key, len, h);
